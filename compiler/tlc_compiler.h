@@ -1,0 +1,105 @@
+/* tlc_compiler.h — the public compiler API: one .tile source in, one
+ * artifact out (AST dump, tile IR, LLVM IR or PTX) plus what a launcher needs
+ * to know about the kernel.
+ *
+ * This is the only header the runtime's JIT layer and the command line use
+ * to reach the compiler.  Nothing from LLVM, the AST or the IR leaks through
+ * it.  Every failure comes back as TLC_COMPILE_ERROR with the located
+ * diagnostics in result.diagnostics; the library never prints or exits. */
+#ifndef TLC_COMPILER_H
+#define TLC_COMPILER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TLC_VERSION_STRING "0.1.0"
+
+typedef enum tlc_emit {
+  TLC_EMIT_AST,        /* the parsed file, as `ast_dump` writes it */
+  TLC_EMIT_TIR,        /* tile IR after the whole pass pipeline (layouts chosen) */
+  TLC_EMIT_TIR_SPEC,   /* tile IR straight after specialization (no passes) */
+  TLC_EMIT_LLVM,       /* LLVM IR after O3 */
+  TLC_EMIT_PTX,        /* PTX text */
+} tlc_emit;
+
+/* What one runtime parameter of a compiled kernel is (constexpr and
+ * value-specialized parameters are not passed at launch). */
+typedef enum tlc_param_kind {
+  TLC_PARAM_PTR,
+  TLC_PARAM_I1, TLC_PARAM_I8, TLC_PARAM_I16, TLC_PARAM_I32, TLC_PARAM_I64,
+  TLC_PARAM_U8, TLC_PARAM_U16, TLC_PARAM_U32, TLC_PARAM_U64,
+  TLC_PARAM_FP16, TLC_PARAM_BF16, TLC_PARAM_FP32, TLC_PARAM_FP64,
+} tlc_param_kind;
+
+typedef struct tlc_constexpr_def {
+  const char *name;   /* parameter name */
+  const char *value;  /* Python-literal text: "128", "True", "1.5", "tl.float16" */
+} tlc_constexpr_def;
+
+typedef struct tlc_compile_options {
+  const char *kernel;       /* function to compile; NULL = the only @jit function */
+  const char *signature;    /* Triton AOT form, e.g. "*fp32:16,*fp32:16,i32,1024";
+                               NULL = every parameter must be a constexpr given below */
+  const tlc_constexpr_def *constexprs; /* constexpr values by name (--constexpr N=V) */
+  int nconstexprs;
+  const char *arch;         /* "sm_90a" (default), "sm_90", "sm_80", ... */
+  int num_warps;            /* 0 = 4 */
+  int num_stages;           /* 0 = 3 */
+  tlc_emit emit;
+  const char *dump_after;   /* pass name: append the IR after that pass to result.dump */
+  bool verify_each;         /* run the IR verifier after every pass */
+  int opt_level;            /* LLVM optimisation level; 0..3, default (-1) = 3 */
+} tlc_compile_options;
+
+typedef struct tlc_param_info {
+  const char *name;
+  tlc_param_kind kind;
+} tlc_param_info;
+
+typedef struct tlc_compile_result {
+  char *text;               /* the requested artifact, NUL-terminated; NULL on error */
+  char *diagnostics;        /* all errors/warnings/notes, formatted; "" when none */
+  char *dump;               /* --dump-after output, or NULL */
+  char *kernel_symbol;      /* entry name in the PTX */
+  int num_warps;            /* threads per program = 32 * num_warps */
+  int shared_bytes;         /* dynamic shared memory the kernel needs */
+  int nparams;              /* runtime parameters, in launch order */
+  tlc_param_info *params;
+  double compile_ms;        /* wall time of the whole compilation */
+} tlc_compile_result;
+
+typedef enum tlc_compile_status {
+  TLC_COMPILE_OK = 0,
+  TLC_COMPILE_ERROR = 1,    /* a diagnostic in the user's input */
+  TLC_COMPILE_INTERNAL = 2, /* a bug in tlc (the message says so) */
+} tlc_compile_status;
+
+/* Initialise options to their defaults. */
+void tlc_compile_options_init(tlc_compile_options *opt);
+
+/* Compile `source` (the text of a .tile file named `path`, used in messages).
+ * Always fills *result (free it with tlc_compile_result_free). */
+tlc_compile_status tlc_compile(const char *path, const char *source,
+                               const tlc_compile_options *opt,
+                               tlc_compile_result *result);
+
+void tlc_compile_result_free(tlc_compile_result *result);
+
+/* "ptr", "i32", "fp16", ... */
+const char *tlc_param_kind_name(tlc_param_kind k);
+/* Size in bytes of a parameter of this kind as passed to the driver. */
+size_t tlc_param_kind_size(tlc_param_kind k);
+
+/* A stable 64-bit fingerprint of everything that determines the output of
+ * tlc_compile (version, source, options); the runtime's cache key. */
+uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *opt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

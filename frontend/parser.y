@@ -1,0 +1,6 @@
+%{
+int yylex(void); void yyerror(const char *s);
+%}
+%%
+top: ;
+%%

@@ -1,0 +1,1 @@
+/* placeholder: removed once the folder has real sources */ typedef int tlc_placeholder_passes;

@@ -1,0 +1,22 @@
+# lit configuration for tlc's golden tests.  Each test is a .tile file (or
+# .test) with RUN: lines; %tlc is the command-line compiler, FileCheck and
+# not come from LLVM 19.  Tests needing ptxas declare `REQUIRES: ptxas`.
+import os
+import shutil
+import lit.formats
+
+config.name = "tlc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".tile", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tlc_obj_root, "tests", "lit")
+
+config.substitutions.append(("%tlc", os.path.join(config.tlc_bin_dir, "tlc")))
+config.substitutions.append(("%examples", os.path.join(config.tlc_src_root, "examples")))
+config.substitutions.append(("%seeds", os.path.join(config.tlc_src_root, "examples")))
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_bin_dir, config.tlc_bin_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+if shutil.which("ptxas", path=os.environ.get("PATH", "")):
+    config.available_features.add("ptxas")
+    config.environment["PATH"] = config.environment["PATH"] + os.pathsep + os.path.dirname(shutil.which("ptxas"))
