@@ -1,0 +1,312 @@
+/* ir.c — creating, linking and rewriting ops, blocks and values; the
+ * builder; walking; cloning.
+ *
+ * The op table (ir_op_info) is generated from ops.def.  Nothing here knows
+ * what an op means beyond its arity: type rules live in the builders'
+ * callers (specialization) and in verifier.c. */
+#include "ir/ir_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const OpInfo ir_op_info[OP__COUNT] = {
+#define OP(e, nm, nops, nres, traits) [OP_##e] = {nm, nops, nres, traits},
+#include "ops.def"
+#undef OP
+};
+
+IrModule *ir_module_new(Arena *arena) {
+  IrModule *m = ARENA_NEW(arena, IrModule);
+  m->arena = arena;
+  m->ctx = ir_context_new(arena);
+  m->num_warps = 4;
+  m->num_stages = 3;
+  m->threads_per_warp = 32;
+  m->capability = 90;
+  m->arch = "sm_90a";
+  return m;
+}
+
+IrFunc *ir_func_new(IrModule *m, const char *name, Loc loc) {
+  IrFunc *f = ARENA_NEW(m->arena, IrFunc);
+  f->name = arena_strdup(m->arena, name);
+  f->loc = loc;
+  f->body = ir_block_new(m, NULL);
+  m->func = f;
+  return f;
+}
+
+static Value *new_value(IrModule *m, IrFunc *f, const Type *t) {
+  Value *v = ARENA_NEW(m->arena, Value);
+  v->type = t;
+  v->id = f->nvalues++;
+  return v;
+}
+
+IrBlock *ir_block_new(IrModule *m, Op *parent) {
+  IrBlock *b = ARENA_NEW(m->arena, IrBlock);
+  b->parent = parent;
+  return b;
+}
+
+Value *ir_block_add_arg(IrModule *m, IrFunc *f, IrBlock *b, const Type *t) {
+  Value *v = new_value(m, f, t);
+  v->block = b;
+  v->index = b->nargs;
+  Value **args = ARENA_ARRAY(m->arena, Value *, b->nargs + 1);
+  if (b->nargs) memcpy(args, b->args, sizeof(Value *) * (size_t)b->nargs);
+  args[b->nargs++] = v;
+  b->args = args;
+  return v;
+}
+
+Value *ir_func_add_arg(IrModule *m, IrFunc *f, const char *name, const Type *t, int div) {
+  Value *v = ir_block_add_arg(m, f, f->body, t);
+  v->name = arena_strdup(m->arena, name);
+  KernelArg *args = ARENA_ARRAY(m->arena, KernelArg, f->nargs + 1);
+  if (f->nargs) memcpy(args, f->args, sizeof(KernelArg) * (size_t)f->nargs);
+  args[f->nargs++] = (KernelArg){v->name, v, div > 0 ? div : 1};
+  f->args = args;
+  return v;
+}
+
+Op *ir_op_new(IrModule *m, IrFunc *f, OpKind k, Loc loc, Value **operands, int noperands,
+              const Type **result_types, int nresults, int nregions) {
+  Op *op = ARENA_NEW(m->arena, Op);
+  op->kind = k;
+  op->loc = loc;
+  op->id = f->nops++;
+  op->noperands = noperands;
+  op->operands = ARENA_ARRAY(m->arena, Value *, noperands ? noperands : 1);
+  for (int i = 0; i < noperands; i++) op->operands[i] = operands ? operands[i] : NULL;
+  op->nresults = nresults;
+  op->results = ARENA_ARRAY(m->arena, Value *, nresults ? nresults : 1);
+  for (int i = 0; i < nresults; i++) {
+    Value *v = new_value(m, f, result_types[i]);
+    v->def = op;
+    v->index = i;
+    op->results[i] = v;
+  }
+  op->nregions = nregions;
+  op->regions = ARENA_ARRAY(m->arena, IrBlock *, nregions ? nregions : 1);
+  for (int i = 0; i < nregions; i++) op->regions[i] = ir_block_new(m, op);
+  return op;
+}
+
+void ir_append(IrBlock *b, Op *op) {
+  op->parent = b;
+  op->prev = b->last, op->next = NULL;
+  if (b->last) b->last->next = op;
+  else b->first = op;
+  b->last = op;
+}
+
+void ir_insert_before(Op *pos, Op *op) {
+  IrBlock *b = pos->parent;
+  op->parent = b;
+  op->next = pos, op->prev = pos->prev;
+  if (pos->prev) pos->prev->next = op;
+  else b->first = op;
+  pos->prev = op;
+}
+
+void ir_insert_after(Op *pos, Op *op) {
+  if (pos->next) ir_insert_before(pos->next, op);
+  else ir_append(pos->parent, op);
+}
+
+void ir_remove(Op *op) {
+  IrBlock *b = op->parent;
+  if (!b) return;
+  if (op->prev) op->prev->next = op->next;
+  else b->first = op->next;
+  if (op->next) op->next->prev = op->prev;
+  else b->last = op->prev;
+  op->prev = op->next = NULL;
+  op->parent = NULL;
+}
+
+void ir_set_operand(Op *op, int i, Value *v) { op->operands[i] = v; }
+
+int ir_replace_uses(IrBlock *scope, Value *from, Value *to) {
+  int n = 0;
+  for (Op *op = scope->first; op; op = op->next) {
+    for (int i = 0; i < op->noperands; i++)
+      if (op->operands[i] == from) op->operands[i] = to, n++;
+    for (int r = 0; r < op->nregions; r++) n += ir_replace_uses(op->regions[r], from, to);
+  }
+  return n;
+}
+
+void ir_walk(IrBlock *b, OpVisitor fn, void *ud) {
+  for (Op *op = b->first, *next; op; op = next) {
+    next = op->next;
+    fn(op, ud);
+    for (int r = 0; r < op->nregions; r++) ir_walk(op->regions[r], fn, ud);
+  }
+}
+
+static void count_uses(Op *op, void *ud) {
+  int *counts = ud;
+  for (int i = 0; i < op->noperands; i++)
+    if (op->operands[i]) counts[op->operands[i]->id]++;
+}
+
+int *ir_use_counts(IrFunc *f) {
+  int *counts = xcalloc(f->nvalues ? f->nvalues : 1, sizeof(int));
+  ir_walk(f->body, count_uses, counts);
+  return counts;
+}
+
+typedef struct {
+  VEC(Op *) ops;
+} Collect;
+static void collect_op(Op *op, void *ud) { VEC_PUSH(((Collect *)ud)->ops, op); }
+
+Op **ir_collect_ops(IrFunc *f, int *count) {
+  Collect c = {0};
+  ir_walk(f->body, collect_op, &c);
+  *count = c.ops.len;
+  return c.ops.data;
+}
+
+/* ---- value maps -------------------------------------------------------- */
+
+Value *vmap_get(const ValueMap *vm, Value *v) {
+  if (!v || v->id >= vm->cap || !vm->map[v->id]) return v;
+  return vm->map[v->id];
+}
+
+void vmap_set(ValueMap *vm, Value *from, Value *to) {
+  if (from->id >= vm->cap) {
+    uint32_t cap = vm->cap ? vm->cap : 64;
+    while (cap <= from->id) cap *= 2;
+    vm->map = xrealloc(vm->map, sizeof(Value *) * cap);
+    memset(vm->map + vm->cap, 0, sizeof(Value *) * (cap - vm->cap));
+    vm->cap = cap;
+  }
+  vm->map[from->id] = to;
+}
+
+void vmap_free(ValueMap *vm) { free(vm->map), vm->map = NULL, vm->cap = 0; }
+
+/* ---- builder ------------------------------------------------------------- */
+
+void irb_init(IrBuilder *b, IrModule *m, IrFunc *f, IrBlock *block) {
+  memset(b, 0, sizeof *b);
+  b->m = m, b->f = f, b->block = block;
+}
+
+Op *irb_insert(IrBuilder *b, Op *op) {
+  if (b->before) ir_insert_before(b->before, op);
+  else ir_append(b->block, op);
+  return op;
+}
+
+Op *irb_op(IrBuilder *b, OpKind k, Value **operands, int nops, const Type *result) {
+  const Type *rt[1] = {result};
+  Op *op = ir_op_new(b->m, b->f, k, b->loc, operands, nops, rt, result ? 1 : 0, 0);
+  return irb_insert(b, op);
+}
+
+Value *irb_const_int(IrBuilder *b, const Type *t, int64_t v) {
+  Op *op = irb_op(b, OP_CONSTANT, NULL, 0, t);
+  op->attr.ival = v;
+  op->attr.fval = (double)v;
+  return op->results[0];
+}
+
+Value *irb_const_float(IrBuilder *b, const Type *t, double v) {
+  Op *op = irb_op(b, OP_CONSTANT, NULL, 0, t);
+  op->attr.fval = v;
+  op->attr.ival = (int64_t)v;
+  return op->results[0];
+}
+
+Value *irb_unary(IrBuilder *b, OpKind k, Value *x) {
+  return irb_op(b, k, &x, 1, x->type)->results[0];
+}
+
+Value *irb_binary(IrBuilder *b, OpKind k, Value *x, Value *y) {
+  Value *ops[2] = {x, y};
+  return irb_op(b, k, ops, 2, x->type)->results[0];
+}
+
+Value *irb_cmp(IrBuilder *b, CmpPred p, Value *x, Value *y) {
+  Value *ops[2] = {x, y};
+  const Type *t = ty_with_elem(b->m->ctx, x->type, ty_scalar(b->m->ctx, DT_I1));
+  Op *op = irb_op(b, OP_CMP, ops, 2, t);
+  op->attr.pred = p;
+  return op->results[0];
+}
+
+Value *irb_select(IrBuilder *b, Value *c, Value *x, Value *y) {
+  Value *ops[3] = {c, x, y};
+  return irb_op(b, OP_SELECT, ops, 3, x->type)->results[0];
+}
+
+Value *irb_cast(IrBuilder *b, Value *x, const Type *to) {
+  if (x->type == to) return x;
+  return irb_op(b, OP_CAST, &x, 1, to)->results[0];
+}
+
+Value *irb_splat(IrBuilder *b, Value *x, const Type *to) {
+  return irb_op(b, OP_SPLAT, &x, 1, to)->results[0];
+}
+
+Value *irb_broadcast(IrBuilder *b, Value *x, const Type *to) {
+  if (x->type == to) return x;
+  return irb_op(b, OP_BROADCAST, &x, 1, to)->results[0];
+}
+
+Value *irb_expand_dims(IrBuilder *b, Value *x, int axis) {
+  const Type *t = x->type;
+  int64_t shape[IR_MAX_RANK];
+  for (int i = 0, j = 0; i < t->rank + 1; i++) shape[i] = i == axis ? 1 : t->shape[j++];
+  const Layout *l = t->layout ? lay_unslice(t->layout, axis) : NULL;
+  const Type *rt = ty_tensor(b->m->ctx, ty_elem(b->m->ctx, t), t->rank + 1, shape, l);
+  Op *op = irb_op(b, OP_EXPAND_DIMS, &x, 1, rt);
+  op->attr.axis = axis;
+  return op->results[0];
+}
+
+Value *irb_arange(IrBuilder *b, int64_t start, int64_t end) {
+  int64_t n = end - start;
+  const Type *t = ty_tensor(b->m->ctx, ty_scalar(b->m->ctx, DT_I32), 1, &n, NULL);
+  Op *op = irb_op(b, OP_ARANGE, NULL, 0, t);
+  op->attr.start = start, op->attr.end = end;
+  return op->results[0];
+}
+
+Value *irb_convert(IrBuilder *b, Value *x, const Layout *to) {
+  if (x->type->layout == to) return x;
+  const Type *t = ty_with_layout(b->m->ctx, x->type, to);
+  return irb_op(b, OP_CONVERT_LAYOUT, &x, 1, t)->results[0];
+}
+
+Op *irb_clone(IrBuilder *b, Op *op, ValueMap *vm) {
+  Value *operands[op->noperands ? op->noperands : 1];
+  for (int i = 0; i < op->noperands; i++) operands[i] = vmap_get(vm, op->operands[i]);
+  const Type *rts[op->nresults ? op->nresults : 1];
+  for (int i = 0; i < op->nresults; i++) rts[i] = op->results[i]->type;
+  Op *c = ir_op_new(b->m, b->f, op->kind, op->loc, operands, op->noperands, rts, op->nresults,
+                    op->nregions);
+  c->attr = op->attr;
+  for (int i = 0; i < op->nresults; i++) {
+    c->results[i]->name = op->results[i]->name;
+    vmap_set(vm, op->results[i], c->results[i]);
+  }
+  irb_insert(b, c);
+  for (int r = 0; r < op->nregions; r++) {
+    IrBlock *src = op->regions[r], *dst = c->regions[r];
+    for (int a = 0; a < src->nargs; a++) {
+      Value *na = ir_block_add_arg(b->m, b->f, dst, src->args[a]->type);
+      na->name = src->args[a]->name;
+      vmap_set(vm, src->args[a], na);
+    }
+    IrBuilder inner;
+    irb_init(&inner, b->m, b->f, dst);
+    for (Op *o = src->first; o; o = o->next) irb_clone(&inner, o, vm);
+  }
+  return c;
+}

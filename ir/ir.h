@@ -1,0 +1,400 @@
+/* ir.h — the tile IR: types, layouts, values, ops, blocks, functions.
+ *
+ * Sections by file:
+ *   types.c    element types and interned tensor/scalar types
+ *   layout.c   interned layouts and their thread<->element maps
+ *   ir.c       ops, blocks, values, the builder, use lists and rewriting
+ *   printer.c  the stable text form (`tlc compile --emit tir`)
+ *   verifier.c structural and type checks (after every pass with --verify-each)
+ *
+ * Model.  A kernel is one IrFunc whose body is a Block: a doubly linked list
+ * of Ops.  Control flow is structured: FOR / IF / WHILE own Blocks (regions)
+ * that end in a YIELD or CONDITION terminator; there are no branches.
+ * Values are SSA: each is an op result or a block argument, with a dense
+ * per-function id so analyses keep plain arrays indexed by Value.id.
+ *
+ * Types are interned in the module's IrContext: two types are equal iff
+ * their pointers are equal.  A type is an element type (DType, plus the
+ * pointee for pointers), a shape (rank 0 = scalar) and a layout (NULL for
+ * scalars and for tensors before layout assignment).  Layouts are interned
+ * too.  Everything lives in the module's arena and is freed with it.
+ */
+#ifndef TLC_IR_H
+#define TLC_IR_H
+
+#include "support/support.h"
+
+#define IR_MAX_RANK 4
+
+/* ======================= types.c ========================================= */
+
+typedef enum DType {
+  DT_I1, DT_I8, DT_I16, DT_I32, DT_I64,
+  DT_U8, DT_U16, DT_U32, DT_U64,
+  DT_F8E4M3, DT_F8E5M2, DT_F16, DT_BF16, DT_F32, DT_F64,
+  DT_PTR,     /* pointer to Type.pointee in global memory */
+  DT__COUNT
+} DType;
+
+typedef struct Layout Layout;
+
+typedef struct Type {
+  DType dtype;
+  const struct Type *pointee; /* DT_PTR: the scalar type pointed to */
+  int rank;                   /* 0 = scalar */
+  int64_t shape[IR_MAX_RANK];
+  const Layout *layout;       /* tensors after layout assignment; NULL otherwise */
+  uint32_t id;                /* unique within the context */
+} Type;
+
+typedef struct IrContext IrContext;
+
+IrContext *ir_context_new(Arena *arena);
+const Type *ty_scalar(IrContext *c, DType dt);
+const Type *ty_ptr(IrContext *c, const Type *pointee);
+const Type *ty_tensor(IrContext *c, const Type *elem, int rank, const int64_t *shape,
+                      const Layout *layout);
+/* The same type with another shape / layout / element type. */
+const Type *ty_with_shape(IrContext *c, const Type *t, int rank, const int64_t *shape);
+const Type *ty_with_layout(IrContext *c, const Type *t, const Layout *layout);
+const Type *ty_with_elem(IrContext *c, const Type *t, const Type *elem);
+const Type *ty_elem(IrContext *c, const Type *t); /* scalar element type of t */
+
+static inline bool ty_is_tensor(const Type *t) { return t->rank > 0; }
+static inline bool ty_is_ptr(const Type *t) { return t->dtype == DT_PTR; }
+bool dt_is_float(DType d);
+bool dt_is_int(DType d);       /* signed, unsigned and i1 */
+bool dt_is_signed(DType d);    /* i8..i64 (i1 is not) */
+bool dt_is_unsigned(DType d);  /* u8..u64 and i1 */
+int dt_bits(DType d);          /* 1, 8, ..., 64; pointers 64 */
+const char *dt_name(DType d);  /* "i32", "f16", "bf16", "f8e4m3", "ptr" */
+/* Parse Triton's spellings: "fp32"/"f32"/"float32", "i32"/"int32", "bf16",
+ * "u8"/"uint8", "i1"/"int1", "fp8e4nv", ... Returns -1 when unknown. */
+int dt_parse(const char *s);
+int64_t ty_numel(const Type *t);     /* 1 for scalars */
+int ty_elem_bytes(const Type *t);    /* size of one element in memory (i1: 1) */
+/* "tensor<128x64xf16, #blocked1>", "ptr<f32>", "i32" */
+void ty_print(StrBuf *sb, const Type *t);
+
+/* ======================= layout.c ======================================== */
+
+typedef enum LayoutKind {
+  LAY_BLOCKED,     /* sizePerThread x threadsPerWarp x warpsPerCTA, order */
+  LAY_SLICE,       /* parent with dim `dim` removed */
+  LAY_MMA,         /* mma.sync (version 2) / wgmma (version 3) accumulator */
+  LAY_DOT_OPERAND, /* operand `op_idx` (0 = A, 1 = B) of an mma parent */
+  LAY_SHARED,      /* shared memory with an XOR swizzle */
+} LayoutKind;
+
+struct Layout {
+  LayoutKind kind;
+  int rank;
+  /* BLOCKED (and the warp arrangement of MMA) */
+  int spt[IR_MAX_RANK];   /* size per thread */
+  int tpw[IR_MAX_RANK];   /* threads per warp (product 32) */
+  int wpc[IR_MAX_RANK];   /* warps per CTA (product num_warps) */
+  int order[IR_MAX_RANK]; /* order[0] = fastest-varying dim */
+  /* SLICE */
+  int dim;
+  const Layout *parent;   /* SLICE, DOT_OPERAND */
+  /* MMA */
+  int version;            /* 2 = mma.sync m16n8k16, 3 = wgmma */
+  int instr[3];           /* instruction shape m, n, k */
+  /* DOT_OPERAND */
+  int op_idx, k_width;
+  /* SHARED */
+  int vec, per_phase, max_phase;
+  uint32_t id;            /* unique within the context; printed as #name<id> */
+};
+
+const Layout *lay_blocked(IrContext *c, int rank, const int *spt, const int *tpw,
+                          const int *wpc, const int *order);
+const Layout *lay_slice(IrContext *c, int dim, const Layout *parent);
+const Layout *lay_mma(IrContext *c, int version, int rank, const int *wpc, const int *instr);
+const Layout *lay_dot_operand(IrContext *c, int op_idx, const Layout *parent, int k_width);
+const Layout *lay_shared(IrContext *c, int rank, int vec, int per_phase, int max_phase,
+                         const int *order);
+
+/* Triton's default blocked layout for a shape: one element per thread,
+ * lanes then warps laid along the fastest dims first (order = [rank-1..0]).
+ * With `spt_fast` > 1 the fastest dim gets that many contiguous elements. */
+const Layout *lay_default(IrContext *c, int rank, const int64_t *shape, int num_warps,
+                          int spt_fast);
+/* Blocked layout with the given order and size-per-thread on order[0],
+ * lanes and warps distributed along `order` as far as the shape allows. */
+const Layout *lay_blocked_for(IrContext *c, int rank, const int64_t *shape, int num_warps,
+                              const int *order, int spt_fast);
+/* The layout seen through a permutation of dims (for TRANS):
+ * result dim i = source dim perm[i].  NULL when the kind cannot permute. */
+const Layout *lay_permute(IrContext *c, const Layout *l, const int *perm);
+/* Layout of expand_dims(x, axis) when x has layout l: l must be
+ * slice(axis, P) and the result is P; NULL otherwise. */
+const Layout *lay_unslice(const Layout *l, int axis);
+
+/* ---- the thread <-> element map of distributed layouts --------------------
+ *
+ * For a tensor of shape S in a distributed layout (BLOCKED, SLICE, later
+ * MMA/DOT_OPERAND), each thread owns a list of distinct elements: its
+ * "fragment".  A blocked layout, per dim d:
+ *
+ *   tile_d  = spt_d * tpw_d * wpc_d           (elements one CTA pass covers)
+ *   sptu_d  = min(spt_d, S_d)                 (distinct elements per pass)
+ *   reps_d  = max(1, S_d / tile_d)            (passes over the dim)
+ *   E_d     = sptu_d * reps_d                 (fragment extent along d)
+ *   base_d  = (warp_d * tpw_d + lane_d) * spt_d
+ *   coord_d(i) = (r * tile_d + base_d + j) mod S_d,  i = r * sptu_d + j
+ *
+ * where lane_d / warp_d are the thread's lane / warp index split over the
+ * dims in `order` (order[0] fastest).  The fragment is the mixed-radix
+ * product of the E_d with order[0] varying fastest, so the sptu elements a
+ * thread holds contiguously along order[0] are adjacent (vector accesses).
+ * When tile_d > S_d, threads differing only in lane_d/warp_d beyond S_d
+ * hold the same elements (replication); loads may repeat, stores and
+ * atomics must write once (see lay_replication_mask).
+ *
+ *   Example: S = [4, 8], spt = [1, 2], tpw = [4, 8]... (see docs/layouts.md)
+ *
+ * SLICE(dim k, P): the fragment of P over S with S_k := 1 inserted, dim k
+ * dropped; EXPAND_DIMS is therefore free, and so is BROADCAST within a
+ * layout (a broadcast dim has E = 1 in the source fragment).
+ */
+
+typedef struct LayoutFrag {
+  int rank;                 /* rank of the (blocked) base layout */
+  int extent[IR_MAX_RANK];  /* E_d */
+  int sptu[IR_MAX_RANK];
+  int tile[IR_MAX_RANK];
+  int64_t shape[IR_MAX_RANK];
+  int count;                /* product of extents: elements per thread */
+  const Layout *base;       /* the BLOCKED layout the fragment is computed from */
+  int sliced[IR_MAX_RANK];  /* 1 where the dim was removed by a SLICE */
+} LayoutFrag;
+
+/* Compute the fragment description of a tensor of `shape` (rank `rank`) in
+ * distributed layout `l` (BLOCKED or nested SLICEs of one).  Returns false
+ * for layouts that are not blocked-based. */
+bool lay_frag(const Layout *l, int rank, const int64_t *shape, LayoutFrag *f);
+/* Number of elements each thread holds. */
+int lay_elems_per_thread(const Layout *l, int rank, const int64_t *shape);
+/* For fragment index i, the per-dim indices (r, j) split: idx[d] in [0, E_d)
+ * over the BASE layout's dims (sliced dims get 0). */
+void lay_frag_index(const LayoutFrag *f, int i, int *idx);
+/* Inverse: fragment index from per-dim indices of the base layout. */
+int lay_frag_linear(const LayoutFrag *f, const int *idx);
+/* Lanes / warps holding distinct data along base dim d for this shape (the
+ * rest replicate): min(tpw_d, max(1, S_d / spt_d)) and the warp analogue. */
+int lay_unique_lanes(const LayoutFrag *f, int d);
+int lay_unique_warps(const LayoutFrag *f, int d);
+
+bool lay_is_distributed(const Layout *l);
+int lay_num_warps(const Layout *l);
+void lay_print(StrBuf *sb, const Layout *l); /* "#blocked<{spt=[1,4], ...}>" body */
+
+/* ======================= ir.c ============================================ */
+
+typedef enum OpKind {
+#define OP(e, name, nops, nres, traits) OP_##e,
+#include "ops.def"
+#undef OP
+  OP__COUNT
+} OpKind;
+
+enum {
+  TR_PURE = 1, TR_ELEMENTWISE = 2, TR_TERMINATOR = 4, TR_COMMUTATIVE = 8, TR_SAME_TYPE = 16,
+};
+
+typedef struct OpInfo {
+  const char *name;
+  int noperands, nresults; /* -1 = variadic */
+  unsigned traits;
+} OpInfo;
+extern const OpInfo ir_op_info[OP__COUNT];
+
+typedef enum CmpPred { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } CmpPred;
+typedef enum CombineKind {
+  COMBINE_SUM, COMBINE_MAX, COMBINE_MIN, COMBINE_ARGMAX, COMBINE_ARGMIN,
+  COMBINE_XOR, COMBINE_AND, COMBINE_OR, COMBINE_PROD,
+} CombineKind;
+typedef enum RmwKind {
+  RMW_ADD, RMW_FADD, RMW_MAX, RMW_MIN, RMW_UMAX, RMW_UMIN, RMW_AND, RMW_OR, RMW_XOR, RMW_XCHG,
+} RmwKind;
+typedef enum CacheMod { CACHE_NONE, CACHE_CA, CACHE_CG, CACHE_CV, CACHE_WB, CACHE_CS, CACHE_WT } CacheMod;
+typedef enum EvictPolicy { EVICT_NORMAL, EVICT_FIRST, EVICT_LAST } EvictPolicy;
+typedef enum MemSem { SEM_ACQ_REL, SEM_ACQUIRE, SEM_RELEASE, SEM_RELAXED } MemSem;
+typedef enum MemScope { SCOPE_GPU, SCOPE_CTA, SCOPE_SYS } MemScope;
+typedef enum DotPrecision { PREC_IEEE, PREC_TF32, PREC_TF32X3 } DotPrecision;
+
+/* Attributes: one record per op; each kind uses the fields its ops.def
+ * comment names, the rest stay zero. */
+typedef struct OpAttrs {
+  int64_t ival;            /* CONSTANT (ints, i1) */
+  double fval;             /* CONSTANT (floats) */
+  int axis;                /* PROGRAM_ID, NUM_PROGRAMS, EXPAND_DIMS, REDUCE */
+  int64_t start, end;      /* ARANGE */
+  int perm[IR_MAX_RANK];   /* TRANS */
+  CmpPred pred;            /* CMP */
+  CombineKind combine;     /* REDUCE */
+  RmwKind rmw;             /* ATOMIC_RMW */
+  MemSem sem;              /* atomics */
+  MemScope scope;          /* atomics */
+  CacheMod cache;          /* LOAD, STORE */
+  EvictPolicy evict;       /* LOAD, STORE */
+  bool is_volatile;        /* LOAD */
+  bool precise;            /* DIV (div_rn), SQRT (sqrt_rn) */
+  bool propagate_nan;      /* MIN, MAX */
+  int vec;                 /* LOAD/STORE/ATOMIC: elements per vector access (coalesce) */
+  DotPrecision precision;  /* DOT */
+  int max_imprecise;       /* DOT */
+  int hint_div[IR_MAX_RANK];    /* ASSUME: multiple_of per dim (0 = none) */
+  int hint_contig[IR_MAX_RANK]; /* ASSUME: max_contiguous per dim (0 = none) */
+  const char *str;         /* ASSERT message, PRINT prefix */
+  int smem_offset;         /* set by shared-memory allocation for ops needing scratch */
+} OpAttrs;
+
+typedef struct Op Op;
+typedef struct IrBlock IrBlock;
+
+typedef struct Value {
+  const Type *type;
+  uint32_t id;          /* dense in the function */
+  Op *def;              /* defining op, or NULL for block arguments */
+  IrBlock *block;       /* block arguments: the owning block */
+  int index;            /* result index / argument index */
+  const char *name;     /* source name hint for printing (may be NULL) */
+} Value;
+
+struct IrBlock {
+  Op *first, *last;
+  Value **args;
+  int nargs;
+  Op *parent;           /* the op owning this region; NULL for the function body */
+};
+
+struct Op {
+  OpKind kind;
+  Loc loc;
+  Value **operands;     /* arena array; entries may be NULL for optional slots */
+  int noperands;
+  Value **results;
+  int nresults;
+  IrBlock **regions;    /* FOR: [body]; IF: [then, else]; WHILE: [before, after] */
+  int nregions;
+  OpAttrs attr;
+  IrBlock *parent;      /* block containing this op */
+  Op *prev, *next;
+  uint32_t id;          /* dense creation order (for analyses' side tables) */
+};
+
+typedef struct KernelArg {
+  const char *name;
+  Value *value;
+  int divisibility;     /* ':16' hint (bytes for pointers, value for ints); 1 = none */
+} KernelArg;
+
+typedef struct IrFunc {
+  const char *name;
+  KernelArg *args;
+  int nargs;
+  IrBlock *body;
+  uint32_t nvalues;     /* ids handed out so far */
+  uint32_t nops;
+  Loc loc;
+} IrFunc;
+
+typedef struct IrModule {
+  Arena *arena;
+  IrContext *ctx;
+  IrFunc *func;         /* the kernel */
+  int num_warps;
+  int num_stages;
+  int threads_per_warp; /* 32 */
+  int capability;       /* 80, 90, ... */
+  const char *arch;     /* "sm_90a" */
+  int shared_bytes;     /* dynamic shared memory the kernel needs (set by codegen prep) */
+} IrModule;
+
+IrModule *ir_module_new(Arena *arena);
+IrFunc *ir_func_new(IrModule *m, const char *name, Loc loc);
+/* Add a kernel argument (a block argument of the body). */
+Value *ir_func_add_arg(IrModule *m, IrFunc *f, const char *name, const Type *t, int divisibility);
+
+IrBlock *ir_block_new(IrModule *m, Op *parent);
+Value *ir_block_add_arg(IrModule *m, IrFunc *f, IrBlock *b, const Type *t);
+
+/* Create an op (not yet inserted).  `operands` may contain NULL for optional
+ * slots; result types must not be NULL.  Regions are created empty. */
+Op *ir_op_new(IrModule *m, IrFunc *f, OpKind k, Loc loc, Value **operands, int noperands,
+              const Type **result_types, int nresults, int nregions);
+void ir_insert_before(Op *pos, Op *op);
+void ir_insert_after(Op *pos, Op *op);
+void ir_append(IrBlock *b, Op *op);
+void ir_remove(Op *op);               /* unlink (does not check uses) */
+void ir_set_operand(Op *op, int i, Value *v);
+
+/* Replace every use of `from` by `to` inside `scope` (recursively through
+ * regions).  Returns the number of uses replaced. */
+int ir_replace_uses(IrBlock *scope, Value *from, Value *to);
+/* Count uses of each value in the function (array indexed by Value.id,
+ * length f->nvalues, heap-allocated). */
+int *ir_use_counts(IrFunc *f);
+/* Walk every op in program order (pre-order: an op before its regions). */
+typedef void (*OpVisitor)(Op *op, void *ud);
+void ir_walk(IrBlock *b, OpVisitor fn, void *ud);
+/* Collect the ops of a function in pre-order into a heap array. */
+Op **ir_collect_ops(IrFunc *f, int *count);
+/* A value -> value map indexed by Value.id (for cloning and rewriting). */
+typedef struct ValueMap {
+  Value **map;
+  uint32_t cap;
+} ValueMap;
+Value *vmap_get(const ValueMap *vm, Value *v);   /* v itself when unmapped */
+void vmap_set(ValueMap *vm, Value *from, Value *to);
+void vmap_free(ValueMap *vm);
+
+/* ---- the builder ---------------------------------------------------------- */
+
+typedef struct IrBuilder {
+  IrModule *m;
+  IrFunc *f;
+  IrBlock *block;   /* insertion block */
+  Op *before;       /* insert before this op; NULL = at the end of block */
+  Loc loc;          /* location given to new ops */
+} IrBuilder;
+
+void irb_init(IrBuilder *b, IrModule *m, IrFunc *f, IrBlock *block);
+Op *irb_insert(IrBuilder *b, Op *op);
+Op *irb_op(IrBuilder *b, OpKind k, Value **operands, int nops, const Type *result);
+Value *irb_const_int(IrBuilder *b, const Type *t, int64_t v);
+Value *irb_const_float(IrBuilder *b, const Type *t, double v);
+Value *irb_unary(IrBuilder *b, OpKind k, Value *x);
+Value *irb_binary(IrBuilder *b, OpKind k, Value *x, Value *y);   /* result type of x */
+Value *irb_cmp(IrBuilder *b, CmpPred p, Value *x, Value *y);
+Value *irb_select(IrBuilder *b, Value *c, Value *x, Value *y);
+Value *irb_cast(IrBuilder *b, Value *x, const Type *to);
+Value *irb_splat(IrBuilder *b, Value *x, const Type *to);
+Value *irb_broadcast(IrBuilder *b, Value *x, const Type *to);
+Value *irb_expand_dims(IrBuilder *b, Value *x, int axis);
+Value *irb_arange(IrBuilder *b, int64_t start, int64_t end);
+Value *irb_convert(IrBuilder *b, Value *x, const Layout *to);
+/* Deep-copy `op` (with its regions) at the builder's insertion point,
+ * mapping operands through `vm`; the clone's results are recorded in `vm`. */
+Op *irb_clone(IrBuilder *b, Op *op, ValueMap *vm);
+
+/* ======================= printer.c ======================================= */
+
+void ir_print_module(StrBuf *sb, const IrModule *m);
+void ir_print_op(StrBuf *sb, const Op *op);
+const char *ir_pred_name(CmpPred p);
+const char *ir_combine_name(CombineKind k);
+const char *ir_rmw_name(RmwKind k);
+
+/* ======================= verifier.c ====================================== */
+
+/* Check SSA dominance (a use after its definition, within enclosing
+ * regions), arities from ops.def, types of each op's operands and results,
+ * and, when `layouts` is true, that every tensor has a layout consistent
+ * with its op.  Reports problems as errors (internal: "IR verifier: ...")
+ * into `out`; returns the number found. */
+int ir_verify(const IrModule *m, bool layouts, StrBuf *out);
+
+#endif

@@ -1,0 +1,225 @@
+/* verifier.c — structural and type checks of the tile IR.
+ *
+ * Checks: arities from ops.def; SSA visibility (a value is used only after
+ * its definition, in the same block or an enclosing one); region shapes and
+ * terminators (FOR/IF yield what the op returns, WHILE's before region ends
+ * in CONDITION, the function body in RETURN); the type rule of each op; and,
+ * once layouts are assigned, that layouts agree along every op.  Problems
+ * are internal errors: the specializer and passes must never produce them. */
+#include "ir/ir_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Verifier {
+  const IrModule *m;
+  bool layouts;
+  StrBuf *out;
+  int nerrors;
+  uint8_t *visible; /* Value.id -> currently in scope */
+  uint32_t nvalues;
+} Verifier;
+
+static void fail(Verifier *v, const Op *op, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fail(Verifier *v, const Op *op, const char *fmt, ...) {
+  v->nerrors++;
+  if (v->nerrors > 20) return;
+  if (op && op->loc.file)
+    sb_printf(v->out, "%s:%d:%d: ", op->loc.file, op->loc.line, op->loc.col);
+  sb_puts(v->out, "error: IR verifier: ");
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(v->out, fmt, ap);
+  va_end(ap);
+  if (op) {
+    sb_puts(v->out, "\n  in: ");
+    ir_print_op(v->out, op);
+  } else {
+    sb_putc(v->out, '\n');
+  }
+}
+
+static bool same_shape(const Type *a, const Type *b) {
+  if (a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->shape[i] != b->shape[i]) return false;
+  return true;
+}
+
+static void check_layout_eq(Verifier *v, const Op *op, const Value *a, const Value *b) {
+  if (!v->layouts || !a || !b || !a->type->rank || !b->type->rank) return;
+  if (a->type->layout != b->type->layout) fail(v, op, "operands/results of one op have different layouts");
+}
+
+static void check_types(Verifier *v, const Op *op) {
+  const OpInfo *info = &ir_op_info[op->kind];
+  Value *const *o = op->operands;
+  const Type *rt = op->nresults ? op->results[0]->type : NULL;
+  IrContext *c = v->m->ctx;
+
+  if (info->traits & TR_SAME_TYPE) {
+    for (int i = 0; i < op->noperands; i++)
+      if (o[i]->type != rt) {
+        fail(v, op, "operand %d has a different type than the result", i);
+        return;
+      }
+  }
+  if (v->layouts && rt && rt->rank && !rt->layout && op->kind != OP_CONSTANT)
+    fail(v, op, "tensor result without a layout");
+  if (v->layouts && rt && rt->rank && !rt->layout && op->kind == OP_CONSTANT)
+    fail(v, op, "tensor constant without a layout");
+
+  switch (op->kind) {
+  case OP_CMP:
+    if (o[0]->type != o[1]->type) fail(v, op, "cmp operands differ in type");
+    if (rt->dtype != DT_I1 || !same_shape(rt, o[0]->type)) fail(v, op, "cmp result must be i1 of the operands' shape");
+    check_layout_eq(v, op, o[0], op->results[0]);
+    break;
+  case OP_SELECT:
+    if (o[1]->type != rt || o[2]->type != rt) fail(v, op, "select branches must have the result type");
+    if (o[0]->type->dtype != DT_I1) fail(v, op, "select condition must be i1");
+    if (o[0]->type->rank && !same_shape(o[0]->type, rt)) fail(v, op, "select condition shape differs");
+    check_layout_eq(v, op, o[0], op->results[0]);
+    break;
+  case OP_CAST: case OP_BITCAST:
+    if (!same_shape(o[0]->type, rt)) fail(v, op, "cast changes the shape");
+    check_layout_eq(v, op, o[0], op->results[0]);
+    break;
+  case OP_ADDPTR:
+    if (o[0]->type != rt || !ty_is_ptr(rt)) fail(v, op, "addptr result must have the pointer operand's type");
+    if (!dt_is_int(o[1]->type->dtype) || !same_shape(o[1]->type, rt)) fail(v, op, "addptr offset must be an integer of the same shape");
+    check_layout_eq(v, op, o[1], op->results[0]);
+    break;
+  case OP_SPLAT:
+    if (o[0]->type->rank || ty_elem(c, rt) != o[0]->type) fail(v, op, "splat takes a scalar of the element type");
+    break;
+  case OP_BROADCAST:
+    if (o[0]->type->rank != rt->rank) fail(v, op, "broadcast keeps the rank");
+    else
+      for (int i = 0; i < rt->rank; i++)
+        if (o[0]->type->shape[i] != rt->shape[i] && o[0]->type->shape[i] != 1)
+          fail(v, op, "broadcast of dim %d from %lld to %lld", i, (long long)o[0]->type->shape[i], (long long)rt->shape[i]);
+    check_layout_eq(v, op, o[0], op->results[0]);
+    break;
+  case OP_EXPAND_DIMS:
+    if (rt->rank != o[0]->type->rank + 1 || rt->shape[op->attr.axis] != 1) fail(v, op, "expand_dims shape");
+    if (v->layouts && o[0]->type->layout != lay_slice(c, op->attr.axis, rt->layout))
+      fail(v, op, "expand_dims operand must be in slice(axis, result layout)");
+    break;
+  case OP_REDUCE:
+    if (v->layouts && rt->rank && rt->layout != lay_slice(c, op->attr.axis, o[0]->type->layout))
+      fail(v, op, "reduce result must be in slice(axis, operand layout)");
+    break;
+  case OP_TRANS:
+    if (v->layouts && o[0]->type->layout->kind == LAY_BLOCKED &&
+        rt->layout != lay_permute(c, o[0]->type->layout, op->attr.perm))
+      fail(v, op, "trans result layout must be the permuted operand layout");
+    break;
+  case OP_CONVERT_LAYOUT:
+    if (!same_shape(o[0]->type, rt) || ty_elem(c, o[0]->type) != ty_elem(c, rt)) fail(v, op, "convert_layout changes more than the layout");
+    break;
+  case OP_LOAD: {
+    const Type *pt = o[0]->type;
+    if (!ty_is_ptr(pt)) { fail(v, op, "load from a non-pointer"); break; }
+    if (!same_shape(pt, rt) || ty_elem(c, rt) != pt->pointee) fail(v, op, "load result must be the pointee in the pointer's shape");
+    if (o[1] && (o[1]->type->dtype != DT_I1 || !same_shape(o[1]->type, pt))) fail(v, op, "load mask must be i1 of the pointer's shape");
+    if (o[2] && o[2]->type != rt) fail(v, op, "load other must have the result type");
+    check_layout_eq(v, op, o[0], op->results[0]);
+    check_layout_eq(v, op, o[1], op->results[0]);
+    break;
+  }
+  case OP_STORE: case OP_ATOMIC_RMW: {
+    const Type *pt = o[0]->type;
+    if (!ty_is_ptr(pt)) { fail(v, op, "store to a non-pointer"); break; }
+    if (!same_shape(pt, o[1]->type) || ty_elem(c, o[1]->type) != pt->pointee) fail(v, op, "stored value must be the pointee in the pointer's shape");
+    if (o[2] && (o[2]->type->dtype != DT_I1 || !same_shape(o[2]->type, pt))) fail(v, op, "store mask must be i1 of the pointer's shape");
+    check_layout_eq(v, op, o[0], o[1]);
+    check_layout_eq(v, op, o[0], o[2]);
+    break;
+  }
+  case OP_FOR: {
+    if (op->noperands < 3 || op->nregions != 1) { fail(v, op, "for needs lb, ub, step and a body"); break; }
+    const IrBlock *b = op->regions[0];
+    int n = op->noperands - 3;
+    if (b->nargs != n + 1 || op->nresults != n) { fail(v, op, "for: iter args, block args and results disagree"); break; }
+    for (int i = 0; i < n; i++)
+      if (o[3 + i]->type != b->args[i + 1]->type || op->results[i]->type != b->args[i + 1]->type)
+        fail(v, op, "for: iter arg %d changes type", i);
+    const Op *y = b->last;
+    if (!y || y->kind != OP_YIELD || y->noperands != n) { fail(v, op, "for body must end in yield of %d values", n); break; }
+    for (int i = 0; i < n; i++)
+      if (y->operands[i]->type != op->results[i]->type) fail(v, op, "for: yield %d has the wrong type", i);
+    break;
+  }
+  case OP_IF: {
+    for (int r = 0; r < op->nregions; r++) {
+      const Op *y = op->regions[r]->last;
+      if (op->nresults == 0 && (!y || y->kind != OP_YIELD)) continue;
+      if (!y || y->kind != OP_YIELD || y->noperands != op->nresults) { fail(v, op, "if region %d must yield %d values", r, op->nresults); continue; }
+      for (int i = 0; i < op->nresults; i++)
+        if (y->operands[i]->type != op->results[i]->type) fail(v, op, "if: region %d yields the wrong type for result %d", r, i);
+    }
+    break;
+  }
+  case OP_WHILE: {
+    const IrBlock *before = op->regions[0], *after = op->regions[1];
+    const Op *cnd = before->last;
+    if (!cnd || cnd->kind != OP_CONDITION || cnd->noperands != op->nresults + 1) { fail(v, op, "while: before region must end in condition"); break; }
+    const Op *y = after->last;
+    if (!y || y->kind != OP_YIELD || y->noperands != op->noperands) fail(v, op, "while: after region must yield the loop values");
+    break;
+  }
+  default:
+    break;
+  }
+  if (v->layouts && (info->traits & TR_ELEMENTWISE))
+    for (int i = 0; i < op->noperands; i++) check_layout_eq(v, op, o[i], op->results[0]);
+}
+
+static void set_visible(Verifier *v, const Value *val, uint8_t on) {
+  if (val->id < v->nvalues) v->visible[val->id] = on;
+}
+
+static void verify_block(Verifier *v, const IrBlock *b) {
+  for (int i = 0; i < b->nargs; i++) set_visible(v, b->args[i], 1);
+  for (const Op *op = b->first; op; op = op->next) {
+    const OpInfo *info = &ir_op_info[op->kind];
+    if (op->parent != b) fail(v, op, "op's parent link is wrong");
+    if (info->noperands >= 0 && op->noperands != info->noperands)
+      fail(v, op, "expects %d operands, has %d", info->noperands, op->noperands);
+    if (info->nresults >= 0 && op->nresults != info->nresults)
+      fail(v, op, "expects %d results, has %d", info->nresults, op->nresults);
+    bool optional_ok = op->kind == OP_LOAD || op->kind == OP_STORE || op->kind == OP_ATOMIC_RMW;
+    for (int i = 0; i < op->noperands; i++) {
+      const Value *o = op->operands[i];
+      if (!o) {
+        if (!optional_ok || i == 0) fail(v, op, "operand %d is missing", i);
+        continue;
+      }
+      if (o->id >= v->nvalues || !v->visible[o->id]) fail(v, op, "operand %d is used where its definition is not visible", i);
+    }
+    if ((info->traits & TR_TERMINATOR) && op->next) fail(v, op, "terminator is not the last op of its block");
+    check_types(v, op);
+    for (int r = 0; r < op->nregions; r++) {
+      verify_block(v, op->regions[r]);
+      /* values defined inside the region go out of scope */
+      for (int i = 0; i < op->regions[r]->nargs; i++) set_visible(v, op->regions[r]->args[i], 0);
+      for (const Op *in = op->regions[r]->first; in; in = in->next)
+        for (int k = 0; k < in->nresults; k++) set_visible(v, in->results[k], 0);
+    }
+    for (int k = 0; k < op->nresults; k++) set_visible(v, op->results[k], 1);
+  }
+}
+
+int ir_verify(const IrModule *m, bool layouts, StrBuf *out) {
+  Verifier v = {.m = m, .layouts = layouts, .out = out};
+  const IrFunc *f = m->func;
+  if (!f) return 0;
+  v.nvalues = f->nvalues;
+  v.visible = xcalloc(f->nvalues + 1, 1);
+  verify_block(&v, f->body);
+  if (!f->body->last || f->body->last->kind != OP_RETURN) fail(&v, NULL, "function body must end in return");
+  free(v.visible);
+  return v.nerrors;
+}

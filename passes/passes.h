@@ -1,0 +1,80 @@
+/* passes.h — analyses and rewrites on the tile IR, and the pass pipeline.
+ *
+ * Sections by file:
+ *   pipeline.c     the pass table {name, fn, summary} and the default list
+ *   canonicalize.c constant folding, CSE, DCE, trivial-op removal
+ *   axis_info.c    AxisInfo analysis: contiguity, divisibility, constancy
+ *   coalesce.c     chooses a coalesced blocked layout and vector width for
+ *                  every load/store/atomic from AxisInfo
+ *   layouts.c      assigns a layout to every tensor value by propagation from
+ *                  the memory-op anchors, inserting convert_layout where two
+ *                  requirements meet (and rematerializing cheap producers)
+ *
+ * Input contract: IR straight from specialization — tensors have no layout.
+ * Output contract (what codegen relies on): every tensor-typed value has a
+ * distributed layout; elementwise ops, loads and stores see one layout on
+ * all operands and results; expand_dims operands are slices of their
+ * results' layouts; reduce results are slices of their operands'; LOAD /
+ * STORE / ATOMIC ops carry attr.vec (elements per vector access, dividing
+ * the layout's size-per-thread along its fastest dim and provably aligned
+ * and uniformly masked); convert_layout ops appear exactly where a value
+ * changes layout. */
+#ifndef TLC_PASSES_H
+#define TLC_PASSES_H
+
+#include "ir/ir.h"
+
+/* ---- pipeline.c ----------------------------------------------------------- */
+
+typedef struct PassOptions {
+  bool verify_each;        /* run ir_verify after every pass */
+  const char *dump_after;  /* pass name whose output goes to `dump` */
+  StrBuf *dump;            /* where --dump-after output goes (may be NULL) */
+  StrBuf *errors;          /* internal errors (verifier failures) */
+} PassOptions;
+
+typedef int (*PassFn)(IrModule *m, StrBuf *errors); /* 0 = ok */
+
+typedef struct PassInfo {
+  const char *name;        /* as given to --dump-after */
+  PassFn fn;
+  const char *summary;
+} PassInfo;
+
+extern const PassInfo pass_table[];
+extern const int pass_count;
+
+/* Run the default pipeline.  Returns 0, or -1 after an internal error
+ * (written to opt->errors). */
+int pass_run_pipeline(IrModule *m, const PassOptions *opt);
+/* True when `name` is a pass of the table (for option checking). */
+bool pass_exists(const char *name);
+
+/* ---- the passes ------------------------------------------------------------ */
+
+int pass_canonicalize(IrModule *m, StrBuf *errors);
+int pass_coalesce(IrModule *m, StrBuf *errors);
+int pass_assign_layouts(IrModule *m, StrBuf *errors);
+
+/* ---- axis_info.c ------------------------------------------------------------ */
+
+/* Per value, per dim (scalars use dim 0):
+ *   contiguity[d]   longest run of consecutive integers (or addresses in
+ *                   elements) along d, aligned to the run length
+ *   divisibility[d] largest power of two dividing the first element of each
+ *                   run (for pointers: in bytes)
+ *   constancy[d]    length of runs of equal values along d
+ * plus the value itself when it is a known constant (scalar or splat). */
+typedef struct AxisInfo {
+  int rank;
+  int64_t contiguity[IR_MAX_RANK];
+  int64_t divisibility[IR_MAX_RANK];
+  int64_t constancy[IR_MAX_RANK];
+  bool has_const;
+  int64_t const_val;
+} AxisInfo;
+
+/* Analyze f; returns a heap array indexed by Value.id (f->nvalues long). */
+AxisInfo *axis_analyze(IrModule *m);
+
+#endif
