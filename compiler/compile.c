@@ -11,8 +11,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "codegen/codegen.h"
 #include "frontend/ast.h"
 #include "frontend/diag.h"
+#include "frontend/specialize.h"
+#include "ir/ir.h"
+#include "passes/passes.h"
 
 void tlc_compile_options_init(tlc_compile_options *opt) {
   memset(opt, 0, sizeof *opt);
@@ -27,6 +31,108 @@ static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int capability_of(const char *arch) {
+  int cap = 0;
+  if (arch && !strncmp(arch, "sm_", 3)) cap = atoi(arch + 3);
+  return cap;
+}
+
+static tlc_param_kind param_kind(const Type *t) {
+  switch (t->dtype) {
+  case DT_PTR: return TLC_PARAM_PTR;
+  case DT_I1: return TLC_PARAM_I1;
+  case DT_I8: return TLC_PARAM_I8;
+  case DT_I16: return TLC_PARAM_I16;
+  case DT_I32: return TLC_PARAM_I32;
+  case DT_I64: return TLC_PARAM_I64;
+  case DT_U8: return TLC_PARAM_U8;
+  case DT_U16: return TLC_PARAM_U16;
+  case DT_U32: return TLC_PARAM_U32;
+  case DT_U64: return TLC_PARAM_U64;
+  case DT_F16: return TLC_PARAM_FP16;
+  case DT_BF16: return TLC_PARAM_BF16;
+  case DT_F64: return TLC_PARAM_FP64;
+  default: return TLC_PARAM_FP32;
+  }
+}
+
+/* Specialize, run the passes, generate code; fills res on success. */
+static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_options *opt,
+                                       Arena *arena, DiagEngine *diag, StrBuf *internal,
+                                       StrBuf *dump, tlc_compile_result *res) {
+  if (!cg_ptx_features(opt->arch)) {
+    diag_plain(diag, "unknown --arch '%s' (expected sm_80, sm_86, sm_89, sm_90, sm_90a, ...)", opt->arch);
+    return TLC_COMPILE_ERROR;
+  }
+  if (opt->dump_after && !pass_exists(opt->dump_after)) {
+    diag_plain(diag, "--dump-after: no pass named '%s'", opt->dump_after);
+    return TLC_COMPILE_ERROR;
+  }
+  SpecConstexpr *cdefs = xcalloc((size_t)opt->nconstexprs + 1, sizeof *cdefs);
+  for (int i = 0; i < opt->nconstexprs; i++)
+    cdefs[i] = (SpecConstexpr){opt->constexprs[i].name, opt->constexprs[i].value};
+  SpecRequest req = {opt->kernel, opt->signature, cdefs, opt->nconstexprs, opt->num_warps,
+                     opt->num_stages, opt->arch, capability_of(opt->arch)};
+  IrModule *m = spec_kernel(mod, &req, arena, diag);
+  free(cdefs);
+  if (!m) return TLC_COMPILE_ERROR;
+  if (ir_verify(m, false, internal)) {
+    sb_puts(internal, "(after specialization)\n");
+    return TLC_COMPILE_INTERNAL;
+  }
+  StrBuf sb;
+  sb_init(&sb);
+  if (opt->emit == TLC_EMIT_TIR_SPEC) {
+    ir_print_module(&sb, m);
+    res->text = sb_take(&sb);
+    return TLC_COMPILE_OK;
+  }
+  PassOptions po = {opt->verify_each, opt->dump_after, dump, internal};
+  if (pass_run_pipeline(m, &po) != 0) return TLC_COMPILE_INTERNAL;
+  if (opt->emit == TLC_EMIT_TIR) {
+    ir_print_module(&sb, m);
+    res->text = sb_take(&sb);
+    return TLC_COMPILE_OK;
+  }
+  CgOptions co = {opt->arch, opt->opt_level < 0 ? 3 : opt->opt_level,
+                  opt->emit == TLC_EMIT_LLVM, opt->emit == TLC_EMIT_PTX};
+  CgResult cr = {0};
+  if (cg_compile(m, &co, &cr, internal) != 0) {
+    free(cr.llvm_ir);
+    free(cr.ptx);
+    return TLC_COMPILE_INTERNAL;
+  }
+  res->text = opt->emit == TLC_EMIT_LLVM ? cr.llvm_ir : cr.ptx;
+  if (opt->emit == TLC_EMIT_LLVM) free(cr.ptx);
+  else free(cr.llvm_ir);
+  res->kernel_symbol = xstrdup(m->func->name);
+  res->num_warps = m->num_warps;
+  res->shared_bytes = cr.shared_bytes;
+  res->nparams = m->func->nargs;
+  res->params = xcalloc((size_t)m->func->nargs + 1, sizeof *res->params);
+  for (int i = 0; i < m->func->nargs; i++) {
+    res->params[i].name = xstrdup(m->func->args[i].name);
+    res->params[i].kind = param_kind(m->func->args[i].value->type);
+  }
+  return TLC_COMPILE_OK;
+}
+
+/* Until passes/ and codegen/ land, weak fallbacks keep libtlc.so linkable. */
+__attribute__((weak)) int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
+  (void)m;
+  sb_puts(opt->errors, "the pass pipeline is not built into this libtlc\n");
+  return -1;
+}
+__attribute__((weak)) bool pass_exists(const char *name) { (void)name; return false; }
+__attribute__((weak)) int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors) {
+  (void)m, (void)opt, (void)out;
+  sb_puts(errors, "code generation is not built into this libtlc\n");
+  return -1;
+}
+__attribute__((weak)) const char *cg_ptx_features(const char *arch) {
+  return arch && !strncmp(arch, "sm_", 3) ? "+ptx80" : NULL;
 }
 
 tlc_compile_status tlc_compile(const char *path, const char *source,
@@ -48,19 +154,36 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
   tlc_compile_status st = TLC_COMPILE_OK;
 
   Module mod;
+  Arena arena;
+  arena_init(&arena);
+  StrBuf internal, dump;
+  sb_init(&internal);
+  sb_init(&dump);
   int prc = parse_module(path, source, &diag, &mod);
-  if (opt.emit == TLC_EMIT_AST && prc == 0) {
+  if (prc != 0) {
+    st = TLC_COMPILE_ERROR;
+  } else if (opt.emit == TLC_EMIT_AST) {
     StrBuf sb;
     sb_init(&sb);
     ast_dump_module(&sb, &mod);
     res->text = sb_take(&sb);
-  } else if (prc != 0) {
-    st = TLC_COMPILE_ERROR;
   } else {
-    diag_plain(&diag, "only --emit ast is implemented so far");
+    st = run_pipeline(&mod, &opt, &arena, &diag, &internal, &dump, res);
+  }
+  if (internal.len) {
+    sb_puts(&diag.out, "tlc: internal compiler error (please report it with this file):\n");
+    sb_putn(&diag.out, internal.data, internal.len);
     st = TLC_COMPILE_INTERNAL;
   }
+  if (dump.len) res->dump = sb_take(&dump);
+  sb_free(&internal);
+  sb_free(&dump);
   ast_free(&mod);
+  arena_free(&arena);
+  if (st != TLC_COMPILE_OK) {
+    free(res->text);
+    res->text = NULL;
+  }
 
   res->diagnostics = sb_take(&diag.out);
   diag_free(&diag);

@@ -47,7 +47,8 @@ typedef enum ExprKind {
   EX__COUNT
 } ExprKind;
 
-/* Binary and unary operators, with their Python spelling. */
+/* Binary and unary operators, with their Python spelling.  Enumerators are
+ * AOP_ADD, AOP_LT, ... (AOP_: OP_ is the tile IR's op enum). */
 #define AST_OPS(X)                                                          \
   X(ADD, "+") X(SUB, "-") X(MUL, "*") X(DIV, "/") X(FLOORDIV, "//")         \
   X(MOD, "%") X(POW, "**") X(MATMUL, "@") X(LSHIFT, "<<") X(RSHIFT, ">>")   \
@@ -58,13 +59,13 @@ typedef enum ExprKind {
   X(NEG, "-u") X(POS, "+u") X(INVERT, "~") X(NOT, "not")
 
 typedef enum AstOp {
-#define X(k, s) OP_##k,
+#define X(k, s) AOP_##k,
   AST_OPS(X)
 #undef X
-  OP__COUNT
+  AOP__COUNT
 } AstOp;
 
-extern const char *const ast_op_spelling[OP__COUNT]; /* "+", "//", "not in", ... */
+extern const char *const ast_op_spelling[AOP__COUNT]; /* "+", "//", "not in", ... */
 
 typedef struct Expr Expr;
 typedef struct Stmt Stmt;
@@ -170,7 +171,7 @@ struct Stmt {
   int ntargets;
   Expr *target;        /* AUGASSIGN, ANNASSIGN, FOR */
   Expr *annotation;    /* ANNASSIGN */
-  AstOp op;            /* AUGASSIGN: the binary operator (OP_ADD for +=) */
+  AstOp op;            /* AUGASSIGN: the binary operator (AOP_ADD for +=) */
   Expr *cond;          /* IF, WHILE, ASSERT */
   Expr *msg;           /* ASSERT */
   Block body;          /* IF, FOR, WHILE */

@@ -1,0 +1,206 @@
+/* spec_internal.h — private to specialization (spec_*.c): the abstract
+ * values the evaluator computes with, scopes, and the shared helpers.
+ *
+ * An SVal is what a Python expression evaluates to at compile time: a
+ * constexpr (None, bool, int, float, str, tuple/list, dict, dtype), an IR
+ * value (scalar or tensor), a block pointer (a record of IR values), or a
+ * callable (helper function, builtin, bound method).  SVals are immutable
+ * and arena-allocated, so they are shared freely between scopes.
+ *
+ * Errors: a failing evaluation reports one located diagnostic and returns
+ * the poison value; anything computed from poison is poison and reports
+ * nothing more, so one mistake gives one message. */
+#ifndef TLC_SPEC_INTERNAL_H
+#define TLC_SPEC_INTERNAL_H
+
+#include "frontend/specialize.h"
+
+typedef enum SKind {
+  SV_POISON,   /* an error was already reported */
+  SV_NONE, SV_BOOL, SV_INT, SV_FLOAT, SV_STR,
+  SV_TUPLE,    /* tuple or list (is_list) */
+  SV_DICT,
+  SV_DTYPE,    /* a scalar IR type: tl.float16, pointer types */
+  SV_TENSOR,   /* an IR value, scalar or tensor */
+  SV_BLOCKPTR,
+  SV_FUNC,     /* a def of the module (helper @jit function or host code) */
+  SV_BUILTIN,  /* tl.load, range, float, ... */
+  SV_MODULE,   /* triton, triton.language, tl.math, ... */
+  SV_METHOD,   /* builtin bound to a receiver: x.to, ptr.advance */
+  SV_TYPEOBJ,  /* x.type: element_ty, scalar, shape */
+  SV_CONSTEXPR_T, /* tl.constexpr itself (annotations, tl.constexpr(x)) */
+  SV_CONFIG,   /* triton.Config(...) */
+} SKind;
+
+typedef struct SVal SVal;
+typedef struct BlockPtr BlockPtr;
+
+struct BlockPtr {
+  int rank;
+  Value *base;                  /* scalar ptr<T> */
+  Value *shape[IR_MAX_RANK];    /* i64 scalars */
+  Value *strides[IR_MAX_RANK];  /* i64 scalars */
+  Value *offsets[IR_MAX_RANK];  /* i32 scalars */
+  int64_t block[IR_MAX_RANK];   /* constexpr block shape */
+  int order[IR_MAX_RANK];
+};
+
+struct SVal {
+  SKind kind;
+  bool is_list;                 /* SV_TUPLE from [...] */
+  int64_t i;                    /* BOOL, INT */
+  double f;                     /* FLOAT */
+  const char *s;                /* STR, MODULE name */
+  SVal **items;                 /* TUPLE items; DICT keys */
+  SVal **values;                /* DICT values */
+  int n;
+  const Type *type;             /* DTYPE, TYPEOBJ */
+  Value *v;                     /* TENSOR */
+  BlockPtr *bp;                 /* BLOCKPTR */
+  FuncDef *fn;                  /* FUNC */
+  int builtin;                  /* BUILTIN, METHOD */
+  SVal *self;                   /* METHOD receiver, TYPEOBJ owner */
+};
+
+typedef struct Binding {
+  const char *name;
+  SVal *val;
+} Binding;
+
+typedef struct Scope {
+  VEC(Binding) vars;
+  struct Scope *parent;         /* module scope for function scopes */
+} Scope;
+
+typedef struct Frame {
+  FuncDef *fn;
+  Loc call_loc;
+  SVal *ret;                    /* value of `return` once reached */
+  bool returned;
+  int runtime_depth;            /* nesting of runtime if/for/while */
+} Frame;
+
+typedef struct Spec {
+  const Module *ast;
+  const SpecRequest *req;
+  DiagEngine *d;
+  Arena *arena;
+  IrModule *m;
+  IrFunc *f;
+  IrBuilder b;
+  Scope *globals;
+  Frame *frames[64];
+  int depth;
+  SVal *poison, *none, *true_, *false_;
+} Spec;
+
+/* ---- spec_values.c: values, conversions, Triton's typing rules ---------- */
+
+SVal *sv_new(Spec *s, SKind k);
+SVal *sv_int(Spec *s, int64_t v);
+SVal *sv_float(Spec *s, double v);
+SVal *sv_bool(Spec *s, bool v);
+SVal *sv_str(Spec *s, const char *str);
+SVal *sv_tensor(Spec *s, Value *v);
+SVal *sv_dtype(Spec *s, const Type *t);
+SVal *sv_tuple(Spec *s, SVal **items, int n, bool is_list);
+const char *sv_kind_name(const SVal *v);       /* "int", "tensor", "block pointer", ... */
+void sv_describe(Spec *s, StrBuf *sb, const SVal *v); /* for messages: "tensor<128xf32>" */
+
+bool sv_is_constexpr(const SVal *v);
+bool sv_is_number(const SVal *v);              /* bool, int, float constexpr */
+bool sv_truthy(Spec *s, const SVal *v, Loc loc, bool *out); /* constexpr truth value */
+
+/* Materialize a constexpr (or pass through a tensor) as an IR value, the
+ * way Triton's to_tensor does: bool -> i1, int -> i32 (u32/i64/u64 when out
+ * of range), float -> f32.  Reports and returns NULL for other kinds. */
+Value *sv_to_value(Spec *s, SVal *v, Loc loc, const char *what);
+/* Materialize with a required scalar element type (weak literal typing). */
+Value *sv_to_value_as(Spec *s, SVal *v, const Type *elem, Loc loc);
+/* A constexpr int from v; reports "expected a constexpr integer" otherwise. */
+bool sv_const_int(Spec *s, SVal *v, Loc loc, const char *what, int64_t *out);
+
+const Type *val_elem(Spec *s, Value *v);        /* element type */
+/* Broadcast the two operands to a common shape (numpy rules, scalars
+ * splat); reports "incompatible shapes" at loc. */
+bool spec_broadcast_pair(Spec *s, Value **a, Value **b, Loc loc, const char *opname);
+Value *spec_broadcast_to(Spec *s, Value *v, int rank, const int64_t *shape, Loc loc);
+/* Cast v to element type `elem` keeping its shape. */
+Value *spec_cast(Spec *s, Value *v, const Type *elem, Loc loc);
+Value *spec_bitcast(Spec *s, Value *v, const Type *elem, Loc loc);
+/* Triton's computation type for arithmetic between a and b (either may be
+ * a constexpr literal); NULL after reporting. */
+const Type *spec_computation_type(Spec *s, SVal *a, SVal *b, bool div_or_mod, Loc loc, const char *opname);
+/* Convert both operands of an arithmetic op to IR values of the
+ * computation type with a common shape. */
+bool spec_arith_operands(Spec *s, SVal *a, SVal *b, bool div_or_mod, Loc loc, const char *opname,
+                         Value **va, Value **vb);
+/* Truth of a runtime value as i1 (x != 0 for non-bools). */
+Value *spec_to_bool(Spec *s, Value *v, Loc loc);
+bool spec_check_block_shape(Spec *s, int rank, const int64_t *shape, Loc loc);
+
+/* ---- spec_ops.c: Python operators on SVals --------------------------------- */
+
+SVal *spec_binop(Spec *s, AstOp op, SVal *a, SVal *b, Loc loc);
+SVal *spec_unop(Spec *s, AstOp op, SVal *a, Loc loc);
+SVal *spec_compare(Spec *s, AstOp op, SVal *a, SVal *b, Loc loc);
+/* x[None, :] on a tensor: kinds[i] is IDX_NEWAXIS or IDX_ALL. */
+enum { IDX_NEWAXIS = -1, IDX_ALL = -2 };
+SVal *spec_index_tensor(Spec *s, Value *x, const int *kinds, int n, Loc loc);
+SVal *spec_logical(Spec *s, bool is_and, SVal *a, SVal *b, Loc loc);
+SVal *spec_addptr(Spec *s, SVal *ptr, SVal *off, Loc loc);
+
+/* ---- spec_expr.c / spec_stmt.c --------------------------------------------- */
+
+SVal *spec_eval(Spec *s, Scope *sc, const Expr *e);
+/* Evaluate a statement list; stops after `return`. */
+void spec_exec_block(Spec *s, Scope *sc, const Block *b);
+SVal *scope_lookup(Scope *sc, const char *name);
+void scope_set(Spec *s, Scope *sc, const char *name, SVal *v);
+SVal *spec_call_function(Spec *s, FuncDef *fn, SVal **args, int nargs, const Keyword *kw,
+                         SVal **kwvals, int nkw, Loc loc);
+
+/* Module-level `NAME = expr` evaluated on first use (NULL when none). */
+SVal *spec_global_lazy(Spec *s, const char *name, Loc use);
+void spec_bind_import(Spec *s, Scope *sc, const Stmt *st);
+
+/* ---- spec_builtins.c ---------------------------------------------------------- */
+
+typedef struct CallArgs {
+  SVal **pos;
+  int npos;
+  const char **kwnames;
+  SVal **kw;
+  Loc *kwlocs;
+  int nkw;
+  Loc loc;        /* the whole call */
+  Loc *poslocs;
+} CallArgs;
+
+/* Look up `name` as an attribute of module `mod` ("triton.language", ...);
+ * NULL when there is none. */
+SVal *spec_module_attr(Spec *s, const char *mod, const char *name);
+/* Attribute of a non-module value (x.dtype, x.shape, x.to, ptr.advance...). */
+SVal *spec_value_attr(Spec *s, SVal *v, const char *name, Loc loc);
+SVal *spec_call_builtin(Spec *s, int id, SVal *self, CallArgs *a);
+const char *spec_builtin_name(int id);
+/* Python builtins visible without import (range, float, min, ...). */
+SVal *spec_python_builtin(Spec *s, const char *name);
+
+/* ---- spec_blockptr.c ------------------------------------------------------------ */
+
+SVal *spec_make_block_ptr(Spec *s, CallArgs *a, SVal **argv);
+SVal *spec_advance(Spec *s, SVal *bp, SVal *offsets, Loc loc);
+/* Pointer tensor and mask (NULL when no boundary check) for a block access. */
+bool spec_block_ptr_access(Spec *s, const BlockPtr *bp, const int *check, int ncheck, Loc loc,
+                           Value **ptrs, Value **mask);
+
+/* ---- diagnostics helpers ----------------------------------------------------------- */
+
+void spec_error(Spec *s, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void spec_note(Spec *s, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static inline bool is_poison(const SVal *v) { return !v || v->kind == SV_POISON; }
+/* Set the builder's location for the ops that follow. */
+static inline void spec_at(Spec *s, Loc loc) { s->b.loc = loc; }
+
+#endif

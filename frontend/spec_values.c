@@ -1,0 +1,388 @@
+/* spec_values.c — abstract values and Triton's typing rules: literal
+ * materialization (to_tensor), the computation type of arithmetic (weak
+ * typing of Python literals, fp16/bf16/fp32/fp64 and integer promotion),
+ * broadcasting with numpy rules, and casts.
+ *
+ * The rules follow Triton's language semantics so that a kernel computes
+ * the same types under tlc as under Triton; where Triton raises an error,
+ * tlc reports a located diagnostic. */
+#include "frontend/spec_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+void spec_error(Spec *s, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_verror(s->d, "error", loc, fmt, ap);
+  va_end(ap);
+}
+
+void spec_note(Spec *s, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_verror(s->d, "note", loc, fmt, ap);
+  va_end(ap);
+}
+
+SVal *sv_new(Spec *s, SKind k) {
+  SVal *v = ARENA_NEW(s->arena, SVal);
+  v->kind = k;
+  return v;
+}
+SVal *sv_int(Spec *s, int64_t x) {
+  SVal *v = sv_new(s, SV_INT);
+  v->i = x;
+  return v;
+}
+SVal *sv_float(Spec *s, double x) {
+  SVal *v = sv_new(s, SV_FLOAT);
+  v->f = x;
+  return v;
+}
+SVal *sv_bool(Spec *s, bool x) { return x ? s->true_ : s->false_; }
+SVal *sv_str(Spec *s, const char *str) {
+  SVal *v = sv_new(s, SV_STR);
+  v->s = arena_strdup(s->arena, str);
+  return v;
+}
+SVal *sv_tensor(Spec *s, Value *x) {
+  if (!x) return s->poison;
+  SVal *v = sv_new(s, SV_TENSOR);
+  v->v = x;
+  return v;
+}
+SVal *sv_dtype(Spec *s, const Type *t) {
+  SVal *v = sv_new(s, SV_DTYPE);
+  v->type = t;
+  return v;
+}
+SVal *sv_tuple(Spec *s, SVal **items, int n, bool is_list) {
+  SVal *v = sv_new(s, SV_TUPLE);
+  v->items = ARENA_ARRAY(s->arena, SVal *, n ? n : 1);
+  for (int i = 0; i < n; i++) v->items[i] = items[i];
+  v->n = n;
+  v->is_list = is_list;
+  return v;
+}
+
+const char *sv_kind_name(const SVal *v) {
+  switch (v->kind) {
+  case SV_POISON: return "<error>";
+  case SV_NONE: return "None";
+  case SV_BOOL: return "bool";
+  case SV_INT: return "int";
+  case SV_FLOAT: return "float";
+  case SV_STR: return "str";
+  case SV_TUPLE: return v->is_list ? "list" : "tuple";
+  case SV_DICT: return "dict";
+  case SV_DTYPE: return "dtype";
+  case SV_TENSOR: return v->v->type->rank ? "tensor" : "scalar";
+  case SV_BLOCKPTR: return "block pointer";
+  case SV_FUNC: return "function";
+  case SV_BUILTIN: return "builtin function";
+  case SV_MODULE: return "module";
+  case SV_METHOD: return "method";
+  case SV_TYPEOBJ: return "type";
+  case SV_CONSTEXPR_T: return "tl.constexpr";
+  case SV_CONFIG: return "triton.Config";
+  }
+  return "?";
+}
+
+void sv_describe(Spec *s, StrBuf *sb, const SVal *v) {
+  switch (v->kind) {
+  case SV_INT: sb_printf(sb, "int %lld", (long long)v->i); break;
+  case SV_BOOL: sb_puts(sb, v->i ? "True" : "False"); break;
+  case SV_FLOAT: sb_printf(sb, "float %g", v->f); break;
+  case SV_TENSOR: ty_print(sb, v->v->type); break;
+  case SV_DTYPE: sb_puts(sb, "dtype "), ty_print(sb, v->type); break;
+  case SV_STR: sb_printf(sb, "str '%s'", v->s); break;
+  default: sb_puts(sb, sv_kind_name(v)); break;
+  }
+  (void)s;
+}
+
+bool sv_is_number(const SVal *v) {
+  return v->kind == SV_BOOL || v->kind == SV_INT || v->kind == SV_FLOAT;
+}
+
+bool sv_is_constexpr(const SVal *v) {
+  switch (v->kind) {
+  case SV_NONE: case SV_BOOL: case SV_INT: case SV_FLOAT: case SV_STR: case SV_DTYPE:
+    return true;
+  case SV_TUPLE:
+    for (int i = 0; i < v->n; i++)
+      if (!sv_is_constexpr(v->items[i])) return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool sv_truthy(Spec *s, const SVal *v, Loc loc, bool *out) {
+  switch (v->kind) {
+  case SV_NONE: *out = false; return true;
+  case SV_BOOL: case SV_INT: *out = v->i != 0; return true;
+  case SV_FLOAT: *out = v->f != 0; return true;
+  case SV_STR: *out = v->s[0] != 0; return true;
+  case SV_TUPLE: case SV_DICT: *out = v->n != 0; return true;
+  case SV_DTYPE: case SV_FUNC: case SV_BUILTIN: case SV_MODULE: *out = true; return true;
+  default:
+    (void)s, (void)loc;
+    return false;
+  }
+}
+
+const Type *val_elem(Spec *s, Value *v) { return ty_elem(s->m->ctx, v->type); }
+
+static const Type *literal_type(Spec *s, const SVal *v) {
+  IrContext *c = s->m->ctx;
+  switch (v->kind) {
+  case SV_BOOL: return ty_scalar(c, DT_I1);
+  case SV_INT:
+    if (v->i >= INT32_MIN && v->i <= INT32_MAX) return ty_scalar(c, DT_I32);
+    if (v->i >= 0 && v->i <= (int64_t)UINT32_MAX) return ty_scalar(c, DT_U32);
+    return ty_scalar(c, DT_I64);
+  case SV_FLOAT: {
+    double a = fabs(v->f);
+    if (v->f != v->f || isinf(v->f) || a == 0 || (a >= FLT_MIN && a <= FLT_MAX))
+      return ty_scalar(c, DT_F32);
+    return ty_scalar(c, DT_F64);
+  }
+  default: return NULL;
+  }
+}
+
+Value *sv_to_value_as(Spec *s, SVal *v, const Type *elem, Loc loc) {
+  if (v->kind == SV_TENSOR) return spec_cast(s, v->v, elem, loc);
+  spec_at(s, loc);
+  if (dt_is_float(elem->dtype)) {
+    double x = v->kind == SV_FLOAT ? v->f : (double)v->i;
+    return irb_const_float(&s->b, elem, x);
+  }
+  if (elem->dtype == DT_PTR) {
+    spec_error(s, loc, "cannot use a %s as a pointer", sv_kind_name(v));
+    return NULL;
+  }
+  int64_t x = v->kind == SV_FLOAT ? (int64_t)v->f : v->i;
+  if (elem->dtype == DT_I1) x = x != 0;
+  return irb_const_int(&s->b, elem, x);
+}
+
+Value *sv_to_value(Spec *s, SVal *v, Loc loc, const char *what) {
+  if (is_poison(v)) return NULL;
+  if (v->kind == SV_TENSOR) return v->v;
+  const Type *t = literal_type(s, v);
+  if (!t) {
+    spec_error(s, loc, "%s must be a tensor or a number, not a %s", what, sv_kind_name(v));
+    return NULL;
+  }
+  return sv_to_value_as(s, v, t, loc);
+}
+
+bool sv_const_int(Spec *s, SVal *v, Loc loc, const char *what, int64_t *out) {
+  if (is_poison(v)) return false;
+  if (v->kind == SV_INT || v->kind == SV_BOOL) {
+    *out = v->i;
+    return true;
+  }
+  if (v->kind == SV_TENSOR)
+    spec_error(s, loc, "%s must be a compile-time constant (tl.constexpr), but this is a runtime %s",
+               what, v->v->type->rank ? "tensor" : "value");
+  else
+    spec_error(s, loc, "%s must be a constexpr integer, not a %s", what, sv_kind_name(v));
+  return false;
+}
+
+bool spec_check_block_shape(Spec *s, int rank, const int64_t *shape, Loc loc) {
+  int64_t numel = 1;
+  if (rank > IR_MAX_RANK) {
+    spec_error(s, loc, "tensors of rank %d are not supported (at most %d)", rank, IR_MAX_RANK);
+    return false;
+  }
+  for (int i = 0; i < rank; i++) {
+    if (shape[i] <= 0 || (shape[i] & (shape[i] - 1))) {
+      spec_error(s, loc, "tile dimension %d is %lld; tile sizes must be powers of two", i,
+                 (long long)shape[i]);
+      return false;
+    }
+    numel *= shape[i];
+  }
+  if (numel > (1 << 20)) {
+    spec_error(s, loc, "tile of %lld elements is too large (at most 1048576)", (long long)numel);
+    return false;
+  }
+  return true;
+}
+
+static void shape_str(StrBuf *sb, const Type *t) {
+  sb_putc(sb, '[');
+  for (int i = 0; i < t->rank; i++) sb_printf(sb, i ? ", %lld" : "%lld", (long long)t->shape[i]);
+  sb_putc(sb, ']');
+}
+
+Value *spec_broadcast_to(Spec *s, Value *v, int rank, const int64_t *shape, Loc loc) {
+  IrContext *c = s->m->ctx;
+  const Type *t = v->type;
+  spec_at(s, loc);
+  if (t->rank == rank && !memcmp(t->shape, shape, sizeof(int64_t) * (size_t)rank)) return v;
+  if (t->rank == 0)
+    return irb_splat(&s->b, v, ty_tensor(c, t, rank, shape, NULL));
+  if (t->rank > rank) {
+    spec_error(s, loc, "cannot broadcast a rank-%d tensor to rank %d", t->rank, rank);
+    return NULL;
+  }
+  while (v->type->rank < rank) v = irb_expand_dims(&s->b, v, 0);
+  for (int i = 0; i < rank; i++)
+    if (v->type->shape[i] != shape[i] && v->type->shape[i] != 1) {
+      StrBuf sb;
+      sb_init(&sb);
+      shape_str(&sb, v->type);
+      spec_error(s, loc, "cannot broadcast shape %s to [%lld...]: dimension %d is %lld, not 1 or %lld",
+                 sb.data, (long long)shape[0], i, (long long)v->type->shape[i], (long long)shape[i]);
+      sb_free(&sb);
+      return NULL;
+    }
+  return irb_broadcast(&s->b, v, ty_tensor(c, val_elem(s, v), rank, shape, NULL));
+}
+
+bool spec_broadcast_pair(Spec *s, Value **a, Value **b, Loc loc, const char *opname) {
+  const Type *ta = (*a)->type, *tb = (*b)->type;
+  if (ta->rank == 0 && tb->rank == 0) return true;
+  int rank = ta->rank > tb->rank ? ta->rank : tb->rank;
+  int64_t shape[IR_MAX_RANK];
+  for (int i = 0; i < rank; i++) {
+    int ia = i - (rank - ta->rank), ib = i - (rank - tb->rank);
+    int64_t da = ta->rank == 0 ? 1 : ia >= 0 ? ta->shape[ia] : 1;
+    int64_t db = tb->rank == 0 ? 1 : ib >= 0 ? tb->shape[ib] : 1;
+    if (da != db && da != 1 && db != 1) {
+      StrBuf sa, sbb;
+      sb_init(&sa), sb_init(&sbb);
+      shape_str(&sa, ta), shape_str(&sbb, tb);
+      spec_error(s, loc, "incompatible shapes for '%s': %s and %s (dimension %d: %lld vs %lld)",
+                 opname, sa.data, sbb.data, i, (long long)da, (long long)db);
+      sb_free(&sa), sb_free(&sbb);
+      return false;
+    }
+    shape[i] = da == 1 ? db : da;
+  }
+  *a = spec_broadcast_to(s, *a, rank, shape, loc);
+  *b = spec_broadcast_to(s, *b, rank, shape, loc);
+  return *a && *b;
+}
+
+Value *spec_to_bool(Spec *s, Value *v, Loc loc) {
+  if (val_elem(s, v)->dtype == DT_I1) return v;
+  spec_at(s, loc);
+  const Type *e = val_elem(s, v);
+  Value *zero = dt_is_float(e->dtype) ? irb_const_float(&s->b, e, 0) : irb_const_int(&s->b, e, 0);
+  if (v->type->rank) zero = irb_splat(&s->b, zero, v->type);
+  return irb_cmp(&s->b, CMP_NE, v, zero);
+}
+
+Value *spec_cast(Spec *s, Value *v, const Type *elem, Loc loc) {
+  if (!v) return NULL;
+  const Type *from = val_elem(s, v);
+  if (from == elem) return v;
+  if (elem->dtype == DT_I1 && from->dtype != DT_PTR) return spec_to_bool(s, v, loc);
+  if ((from->dtype == DT_PTR) != (elem->dtype == DT_PTR)) {
+    DType other = from->dtype == DT_PTR ? elem->dtype : from->dtype;
+    if (!dt_is_int(other) || dt_bits(other) != 64) {
+      StrBuf a, b;
+      sb_init(&a), sb_init(&b);
+      ty_print(&a, from), ty_print(&b, elem);
+      spec_error(s, loc, "cannot cast %s to %s (pointers convert only to and from 64-bit integers)",
+                 a.data, b.data);
+      sb_free(&a), sb_free(&b);
+      return NULL;
+    }
+  }
+  spec_at(s, loc);
+  return irb_cast(&s->b, v, ty_with_elem(s->m->ctx, v->type, elem));
+}
+
+Value *spec_bitcast(Spec *s, Value *v, const Type *elem, Loc loc) {
+  const Type *from = val_elem(s, v);
+  if (from == elem) return v;
+  if (dt_bits(from->dtype) != dt_bits(elem->dtype)) {
+    StrBuf a, b;
+    sb_init(&a), sb_init(&b);
+    ty_print(&a, from), ty_print(&b, elem);
+    spec_error(s, loc, "cannot bitcast %s to %s: they have different sizes", a.data, b.data);
+    sb_free(&a), sb_free(&b);
+    return NULL;
+  }
+  spec_at(s, loc);
+  return irb_op(&s->b, OP_BITCAST, &v, 1, ty_with_elem(s->m->ctx, v->type, elem))->results[0];
+}
+
+/* ---- Triton's promotion rules -------------------------------------------- */
+
+enum { KIND_BOOL, KIND_INT, KIND_FLOAT };
+static int type_kind(const Type *t) {
+  return t->dtype == DT_I1 ? KIND_BOOL : dt_is_float(t->dtype) ? KIND_FLOAT : KIND_INT;
+}
+static bool is_fp8(DType d) { return d == DT_F8E4M3 || d == DT_F8E5M2; }
+
+static const Type *integer_promote(Spec *s, const Type *a, const Type *b) {
+  int ra = dt_bits(a->dtype), rb = dt_bits(b->dtype);
+  bool ua = dt_is_unsigned(a->dtype) && a->dtype != DT_I1;
+  bool ub = dt_is_unsigned(b->dtype) && b->dtype != DT_I1;
+  (void)s;
+  if (ua == ub) return ra > rb ? a : b;
+  if (ua) return ra >= rb ? a : b;
+  return rb >= ra ? b : a;
+}
+
+static bool is_literal(const SVal *v) { return sv_is_number(v); }
+
+const Type *spec_computation_type(Spec *s, SVal *a, SVal *b, bool div_or_mod, Loc loc,
+                                  const char *opname) {
+  IrContext *c = s->m->ctx;
+  const Type *ta = is_literal(a) ? literal_type(s, a) : a->kind == SV_TENSOR ? val_elem(s, a->v) : NULL;
+  const Type *tb = is_literal(b) ? literal_type(s, b) : b->kind == SV_TENSOR ? val_elem(s, b->v) : NULL;
+  if (!ta || !tb) {
+    const SVal *bad = !ta ? a : b;
+    spec_error(s, loc, "unsupported operand for '%s': %s", opname, sv_kind_name(bad));
+    return NULL;
+  }
+  if (ta->dtype == DT_PTR || tb->dtype == DT_PTR) {
+    spec_error(s, loc, "'%s' is not defined for pointers", opname);
+    return NULL;
+  }
+  bool sa = is_literal(a), sb = is_literal(b);
+  if (sa != sb) {
+    const Type *st = sa ? ta : tb, *tt = sa ? tb : ta;
+    if (type_kind(st) <= type_kind(tt)) {
+      if (div_or_mod && (tt->dtype == DT_F16 || tt->dtype == DT_BF16)) return ty_scalar(c, DT_F32);
+      return tt;
+    }
+  }
+  DType da = ta->dtype, db = tb->dtype;
+  if (da == DT_F64 || db == DT_F64) return ty_scalar(c, DT_F64);
+  if (da == DT_F32 || db == DT_F32) return ty_scalar(c, DT_F32);
+  if (da == DT_F16 || db == DT_F16) return ty_scalar(c, div_or_mod ? DT_F32 : DT_F16);
+  if (da == DT_BF16 && db == DT_BF16) return ty_scalar(c, div_or_mod ? DT_F32 : DT_BF16);
+  if (da == DT_BF16 || db == DT_BF16) return ty_scalar(c, DT_F32);
+  if (is_fp8(da) && is_fp8(db)) return da == db ? ta : ty_scalar(c, DT_F16);
+  if (is_fp8(da) || is_fp8(db)) return ty_scalar(c, DT_F16);
+  if (div_or_mod && da != DT_I1 && db != DT_I1 && dt_is_unsigned(da) != dt_is_unsigned(db)) {
+    spec_error(s, loc, "cannot use '%s' with %s and %s: they have different signedness; cast them "
+               "to the same signedness", opname, dt_name(da), dt_name(db));
+    return NULL;
+  }
+  return integer_promote(s, ta, tb);
+}
+
+bool spec_arith_operands(Spec *s, SVal *a, SVal *b, bool div_or_mod, Loc loc, const char *opname,
+                         Value **va, Value **vb) {
+  const Type *ct = spec_computation_type(s, a, b, div_or_mod, loc, opname);
+  if (!ct) return false;
+  *va = sv_to_value_as(s, a, ct, loc);
+  *vb = sv_to_value_as(s, b, ct, loc);
+  if (!*va || !*vb) return false;
+  return spec_broadcast_pair(s, va, vb, loc, opname);
+}

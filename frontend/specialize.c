@@ -1,0 +1,354 @@
+/* specialize.c — the entry of specialization: find the kernel, read the
+ * signature and constexprs, make the kernel's IR arguments, run the body.
+ *
+ * The signature is Triton's AOT form, one entry per parameter in order:
+ *   *fp16, *fp32:16   pointer (':16' = 16-byte aligned)
+ *   i32, i64:16, fp32 runtime scalar (':16' = divisible by 16)
+ *   1024, True, 0.5   a value: the parameter becomes a constexpr
+ * Trailing parameters may be left out when they have defaults or are given
+ * by name (--constexpr NAME=V).  Signature mistakes are reported with a
+ * caret under the entry, as if the signature were a one-line source file. */
+#include "frontend/spec_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char SIG_FILE[] = "<signature>";
+
+/* ---- module scope -------------------------------------------------------- */
+
+static bool is_jit_decorator(const Expr *d) {
+  const Expr *e = d->kind == EX_CALL ? d->value : d;
+  const char *name = e->kind == EX_ATTR ? e->name : e->kind == EX_NAME ? e->name : "";
+  return !strcmp(name, "jit") || !strcmp(name, "autotune") || !strcmp(name, "heuristics");
+}
+
+static bool is_jit(const FuncDef *f) {
+  for (int i = 0; i < f->ndecorators; i++)
+    if (is_jit_decorator(f->decorators[i])) return true;
+  return false;
+}
+
+static void build_globals(Spec *s) {
+  const Module *m = s->ast;
+  for (int i = 0; i < m->body.n; i++) {
+    const Stmt *st = m->body.stmts[i];
+    if (st->kind == ST_IMPORT || st->kind == ST_IMPORTFROM) {
+      spec_bind_import(s, s->globals, st);
+    } else if (st->kind == ST_DEF) {
+      SVal *f = sv_new(s, SV_FUNC);
+      f->fn = st->def;
+      scope_set(s, s->globals, st->def->name, f);
+    }
+  }
+}
+
+SVal *spec_global_lazy(Spec *s, const char *name, Loc use) {
+  const Module *m = s->ast;
+  const Stmt *last = NULL;
+  for (int i = 0; i < m->body.n; i++) {
+    const Stmt *st = m->body.stmts[i];
+    if (st->kind == ST_ASSIGN) {
+      for (int k = 0; k < st->ntargets; k++)
+        if (st->targets[k]->kind == EX_NAME && !strcmp(st->targets[k]->name, name)) last = st;
+    } else if (st->kind == ST_ANNASSIGN && st->value && st->target->kind == EX_NAME &&
+               !strcmp(st->target->name, name)) {
+      last = st;
+    }
+  }
+  if (!last) return NULL;
+  /* guard against `X = X + 1` at module level */
+  static _Thread_local int depth;
+  if (depth > 32) {
+    spec_error(s, use, "module-level definition of '%s' refers to itself", name);
+    return s->poison;
+  }
+  depth++;
+  int errs = s->d->nerrors;
+  SVal *v = spec_eval(s, s->globals, last->value);
+  depth--;
+  if (s->d->nerrors > errs) spec_note(s, use, "while evaluating module-level '%s' used here", name);
+  scope_set(s, s->globals, name, v);
+  return v;
+}
+
+/* ---- signature ------------------------------------------------------------- */
+
+typedef struct SigEntry {
+  const char *text;  /* trimmed entry */
+  Loc loc;
+  bool is_type;      /* pointer or scalar type */
+  const Type *type;
+  int divisibility;
+  SVal *value;       /* when a value */
+} SigEntry;
+
+static SVal *parse_literal(Spec *s, const char *t, bool *ok) {
+  *ok = true;
+  while (isspace((unsigned char)*t)) t++;
+  if (!strcmp(t, "True")) return sv_bool(s, true);
+  if (!strcmp(t, "False")) return sv_bool(s, false);
+  if (!strcmp(t, "None")) return s->none;
+  char *end;
+  errno = 0;
+  long long iv = strtoll(t, &end, 0);
+  if (end != t && !*end && !errno) return sv_int(s, iv);
+  errno = 0;
+  double fv = strtod(t, &end);
+  if (end != t && !*end && !errno) return sv_float(s, fv);
+  const char *dn = t;
+  if (!strncmp(dn, "tl.", 3)) dn += 3;
+  else if (!strncmp(dn, "triton.language.", 16)) dn += 16;
+  int dt = dt_parse(dn);
+  if (dt >= 0 && dn != t) return sv_dtype(s, ty_scalar(s->m->ctx, (DType)dt));
+  size_t n = strlen(t);
+  if (n >= 2 && (t[0] == '\'' || t[0] == '"') && t[n - 1] == t[0])
+    return sv_str(s, arena_strndup(s->arena, t + 1, n - 2));
+  *ok = false;
+  return NULL;
+}
+
+static bool parse_sig_entry(Spec *s, SigEntry *e) {
+  const char *t = e->text;
+  const char *colon = strchr(t, ':');
+  char base[64];
+  size_t blen = colon ? (size_t)(colon - t) : strlen(t);
+  if (blen >= sizeof base) blen = sizeof base - 1;
+  memcpy(base, t, blen);
+  base[blen] = 0;
+  e->divisibility = 1;
+  if (colon) {
+    char *end;
+    long d = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || d <= 0 || (d & (d - 1))) {
+      spec_error(s, e->loc, "bad specialization hint '%s' in signature entry '%s' (expected a power "
+                 "of two such as ':16')", colon, t);
+      return false;
+    }
+    e->divisibility = (int)d;
+  }
+  IrContext *c = s->m->ctx;
+  if (base[0] == '*') {
+    int dt = dt_parse(base + 1);
+    if (dt < 0 || dt == DT_PTR) {
+      spec_error(s, e->loc, "unknown pointer element type '%s' in the signature (expected e.g. "
+                 "*fp16, *fp32, *bf16, *i32, *i8)", base + 1);
+      return false;
+    }
+    e->is_type = true;
+    e->type = ty_ptr(c, ty_scalar(c, (DType)dt));
+    return true;
+  }
+  int dt = dt_parse(base);
+  if (dt >= 0 && !isdigit((unsigned char)base[0])) {
+    e->is_type = true;
+    e->type = ty_scalar(c, (DType)dt);
+    if (colon && !dt_is_int((DType)dt)) {
+      spec_error(s, e->loc, "a divisibility hint applies to integers and pointers, not %s", base);
+      return false;
+    }
+    return true;
+  }
+  if (colon) {
+    spec_error(s, e->loc, "'%s' is neither a type nor a value", t);
+    return false;
+  }
+  bool ok;
+  e->value = parse_literal(s, t, &ok);
+  if (!ok) {
+    spec_error(s, e->loc, "unknown type or value '%s' in the signature (types: *fp16, i32, fp32, "
+               "...; values: 1024, True, 0.5)", t);
+    return false;
+  }
+  return true;
+}
+
+static int split_signature(Spec *s, const char *sig, SigEntry **out) {
+  VEC(SigEntry) v = {0};
+  const char *p = sig;
+  int col = 1;
+  while (1) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    size_t lead = 0;
+    while (lead < len && isspace((unsigned char)p[lead])) lead++;
+    size_t tl = len;
+    while (tl > lead && isspace((unsigned char)p[tl - 1])) tl--;
+    SigEntry se = {0};
+    se.text = arena_strndup(s->arena, p + lead, tl - lead);
+    se.loc = (Loc){SIG_FILE, 1, col + (int)lead, 1, col + (int)tl};
+    VEC_PUSH(v, se);
+    if (!e) break;
+    col += (int)len + 1;
+    p = e + 1;
+  }
+  *out = v.data;
+  return v.len;
+}
+
+static bool is_constexpr_param(Spec *s, const Param *p) {
+  if (!p->annotation) return false;
+  const Expr *a = p->annotation;
+  const char *n = a->kind == EX_ATTR ? a->name : a->kind == EX_NAME ? a->name : "";
+  (void)s;
+  return !strcmp(n, "constexpr");
+}
+
+static FuncDef *find_kernel(Spec *s, const char *name) {
+  const Module *m = s->ast;
+  if (name) {
+    FuncDef *f = ast_find_def(m, name);
+    if (!f) {
+      diag_plain(s->d, "no function named '%s' in %s", name, m->path);
+      for (int i = 0; i < m->body.n; i++)
+        if (m->body.stmts[i]->kind == ST_DEF && is_jit(m->body.stmts[i]->def))
+          diag_note(s->d, m->body.stmts[i]->def->loc, "a kernel '%s' is defined here",
+                    m->body.stmts[i]->def->name);
+    }
+    return f;
+  }
+  FuncDef *found = NULL;
+  int n = 0;
+  for (int i = 0; i < m->body.n; i++)
+    if (m->body.stmts[i]->kind == ST_DEF && is_jit(m->body.stmts[i]->def))
+      found = m->body.stmts[i]->def, n++;
+  if (n == 1) return found;
+  diag_plain(s->d, n ? "%s defines %d @jit functions; choose one with --kernel NAME"
+                     : "%s defines no @triton.jit function", m->path, n);
+  return NULL;
+}
+
+/* ---- entry ------------------------------------------------------------------- */
+
+IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, DiagEngine *d) {
+  Spec sp = {0}, *s = &sp;
+  s->ast = ast, s->req = req, s->d = d, s->arena = arena;
+  s->m = ir_module_new(arena);
+  s->m->num_warps = req->num_warps > 0 ? req->num_warps : 4;
+  s->m->num_stages = req->num_stages > 0 ? req->num_stages : 3;
+  s->m->arch = req->arch ? arena_strdup(arena, req->arch) : "sm_90a";
+  s->m->capability = req->capability ? req->capability : 90;
+  s->poison = sv_new(s, SV_POISON);
+  s->none = sv_new(s, SV_NONE);
+  s->true_ = sv_new(s, SV_BOOL), s->true_->i = 1;
+  s->false_ = sv_new(s, SV_BOOL), s->false_->i = 0;
+  Scope globals = {0};
+  s->globals = &globals;
+  int errs0 = d->nerrors;
+  build_globals(s);
+
+  FuncDef *k = find_kernel(s, req->kernel);
+  if (!k) goto fail;
+  s->f = ir_func_new(s->m, k->name, k->loc);
+  irb_init(&s->b, s->m, s->f, s->f->body);
+
+  SigEntry *sig = NULL;
+  int nsig = 0;
+  if (req->signature && *req->signature) {
+    diag_add_source(d, SIG_FILE, req->signature);
+    nsig = split_signature(s, req->signature, &sig);
+    bool ok = true;
+    for (int i = 0; i < nsig; i++) {
+      if (!*sig[i].text) {
+        spec_error(s, sig[i].loc, "empty entry %d in the signature", i + 1);
+        ok = false;
+      } else {
+        ok &= parse_sig_entry(s, &sig[i]);
+      }
+    }
+    if (!ok) goto fail_sig;
+    if (nsig > k->nparams) {
+      spec_error(s, sig[k->nparams].loc, "the signature has %d entries but '%s' has %d parameter%s",
+                 nsig, k->name, k->nparams, k->nparams == 1 ? "" : "s");
+      spec_note(s, k->loc, "'%s' is defined here", k->name);
+      goto fail_sig;
+    }
+  }
+  /* --constexpr names must be parameters */
+  for (int i = 0; i < req->nconstexprs; i++) {
+    bool found = false;
+    for (int p = 0; p < k->nparams; p++) found |= !strcmp(k->params[p].name, req->constexprs[i].name);
+    if (!found) {
+      diag_plain(d, "--constexpr %s: '%s' has no parameter named '%s'", req->constexprs[i].name,
+                 k->name, req->constexprs[i].name);
+      diag_note(d, k->loc, "'%s' is defined here", k->name);
+    }
+  }
+  if (d->nerrors > errs0) goto fail_sig;
+
+  Scope sc = {.parent = s->globals};
+  for (int p = 0; p < k->nparams; p++) {
+    const Param *pa = &k->params[p];
+    bool cexpr = is_constexpr_param(s, pa);
+    const SpecConstexpr *named = NULL;
+    for (int i = 0; i < req->nconstexprs; i++)
+      if (!strcmp(req->constexprs[i].name, pa->name)) named = &req->constexprs[i];
+    SVal *val = NULL;
+    if (p < nsig) {
+      if (named) {
+        spec_error(s, sig[p].loc, "parameter '%s' is given both in the signature and by --constexpr",
+                   pa->name);
+        continue;
+      }
+      if (sig[p].is_type) {
+        if (cexpr) {
+          spec_error(s, sig[p].loc, "parameter '%s' is tl.constexpr: the signature must give its "
+                     "value (e.g. 1024), not a type", pa->name);
+          spec_note(s, pa->loc, "'%s' is declared here", pa->name);
+          continue;
+        }
+        Value *arg = ir_func_add_arg(s->m, s->f, pa->name, sig[p].type, sig[p].divisibility);
+        val = sv_tensor(s, arg);
+      } else {
+        val = sig[p].value;
+      }
+    } else if (named) {
+      bool ok;
+      val = parse_literal(s, named->value, &ok);
+      if (!ok) {
+        diag_plain(d, "--constexpr %s=%s: '%s' is not a number, True/False, None, a dtype "
+                   "(tl.float16) or a quoted string", named->name, named->value, named->value);
+        continue;
+      }
+    } else if (pa->default_) {
+      val = spec_eval(s, s->globals, pa->default_);
+    } else {
+      if (nsig)
+        diag_plain(d, "no type or value for parameter '%s' of '%s': the signature has %d entr%s for "
+                   "%d parameters", pa->name, k->name, nsig, nsig == 1 ? "y" : "ies", k->nparams);
+      else
+        diag_plain(d, "no type or value for parameter '%s' of '%s' (give --signature, e.g. "
+                   "\"*fp32:16,i32,1024\")", pa->name, k->name);
+      diag_note(d, pa->loc, "'%s' is declared here", pa->name);
+      continue;
+    }
+    scope_set(s, &sc, pa->name, val);
+  }
+  if (d->nerrors > errs0) {
+    VEC_FREE(sc.vars);
+    goto fail_sig;
+  }
+
+  Frame fr = {.fn = k, .call_loc = k->loc};
+  s->frames[s->depth++] = &fr;
+  spec_exec_block(s, &sc, &k->body);
+  s->depth--;
+  if (fr.ret && fr.ret->kind != SV_NONE && !is_poison(fr.ret))
+    spec_error(s, k->loc, "a kernel cannot return a value ('%s' returns a %s)", k->name,
+               sv_kind_name(fr.ret));
+  VEC_FREE(sc.vars);
+  s->b.loc = k->loc;
+  irb_op(&s->b, OP_RETURN, NULL, 0, NULL);
+  free(sig);
+  VEC_FREE(globals.vars);
+  if (d->nerrors > errs0) return NULL;
+  return s->m;
+
+fail_sig:
+  free(sig);
+fail:
+  VEC_FREE(globals.vars);
+  return NULL;
+}
