@@ -219,7 +219,8 @@ Value *irb_const_int(IrBuilder *b, const Type *t, int64_t v) {
 Value *irb_const_float(IrBuilder *b, const Type *t, double v) {
   Op *op = irb_op(b, OP_CONSTANT, NULL, 0, t);
   op->attr.fval = v;
-  op->attr.ival = (int64_t)v;
+  /* (int64_t) of NaN, an infinity or an out-of-range value is undefined */
+  op->attr.ival = v == v && v > -9.2e18 && v < 9.2e18 ? (int64_t)v : 0;
   return op->results[0];
 }
 

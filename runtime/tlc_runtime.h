@@ -4,10 +4,16 @@
  * The driver is opened with dlopen("libcuda.so.1"); building a program
  * against this header needs no CUDA toolkit.  The runtime uses the device's
  * primary context, so it works beside the CUDA runtime and PyTorch in one
- * process.  Every function returns a tlc_status; when it is not TLC_OK,
- * tlc_runtime_error(rt) holds a message saying what failed and why (the
- * driver's error name, the JIT log, the compiler's located diagnostics).
- * Nothing here prints or exits. */
+ * process; each call that needs the context makes it current on the calling
+ * thread, so any thread may call in.  Every function returns a tlc_status;
+ * when it is not TLC_OK, tlc_runtime_error(rt) holds a message saying what
+ * failed and why (the driver's error name, the JIT log, the compiler's
+ * located diagnostics).  A NULL handle is TLC_ERR_INVALID (with no message:
+ * there is no runtime to hold one).  Nothing here prints or exits.
+ *
+ * Libraries: tlc_runtime (everything) or tlc_runtime_core (everything but
+ * tlc_kernel_from_file/_source; no libtlc, no LLVM), for programs that only
+ * load ahead-of-time PTX.  docs/runtime.md is the reference. */
 #ifndef TLC_RUNTIME_H
 #define TLC_RUNTIME_H
 
@@ -40,15 +46,23 @@ typedef uint64_t tlc_devptr;             /* a device address */
 /* ---- runtime ------------------------------------------------------------- */
 
 /* Open the driver and device `ordinal`.  *out is always set to a handle (even
- * on failure, so tlc_runtime_error can say why); close it with
- * tlc_runtime_close. */
+ * on failure, so tlc_runtime_error can say why; every later call on a handle
+ * that failed to open returns the same status and leaves the message as it
+ * is); close it with tlc_runtime_close.  The one exception: when even the
+ * handle cannot be allocated, *out is NULL and the status TLC_ERR_INVALID. */
 tlc_status tlc_runtime_open(int ordinal, tlc_runtime **out);
+/* Unload every kernel, destroy every event, free every allocation still
+ * live, release the primary context, free the handle.  NULL is a no-op. */
 void tlc_runtime_close(tlc_runtime *rt);
+/* The message of the most recent failure on rt ("" before any); successful
+ * calls leave it unchanged.  Valid until the next failing call on rt. */
 const char *tlc_runtime_error(const tlc_runtime *rt);
+/* "TLC_OK", "TLC_ERR_NO_DRIVER", ... */
 const char *tlc_status_name(tlc_status s);
 
 /* Device facts: compute capability as 10*major+minor (90 on H100), the
- * arch tlc compiles for ("sm_90a"), the name, multiprocessor count. */
+ * arch tlc compiles for ("sm_90a" for 90, "sm_100a" for 100, else "sm_XY"),
+ * the name, multiprocessor count.  0 or "" on a runtime that did not open. */
 int tlc_device_capability(const tlc_runtime *rt);
 const char *tlc_device_arch(const tlc_runtime *rt);
 const char *tlc_device_name(const tlc_runtime *rt);
@@ -57,8 +71,8 @@ int tlc_device_sm_count(const tlc_runtime *rt);
 /* ---- kernels --------------------------------------------------------------- */
 
 typedef struct tlc_kernel_options {
-  int num_warps;                 /* 0 = 4 */
-  int num_stages;                /* 0 = 3 */
+  int num_warps;                 /* 0 = 4; a power of two, 1..32 */
+  int num_stages;                /* 0 = 3; software-pipelining depth */
   const char *arch;              /* NULL = the device's own */
   const char *const *constexprs; /* "NAME=VALUE" strings */
   int nconstexprs;
@@ -67,7 +81,12 @@ typedef struct tlc_kernel_options {
 /* Compile kernel `name` of the .tile file at `path` for `signature` (Triton
  * AOT form, e.g. "*fp32:16,*fp32:16,i32,1024") and load it.  Compiled PTX is
  * cached in memory for the runtime's life and on disk in $TLC_CACHE_DIR (or
- * ~/.cache/tlc); the same request returns the same tlc_kernel. */
+ * ~/.cache/tlc; TLC_CACHE_DIR=off disables it); the same request returns the
+ * same tlc_kernel.  `opt` may be NULL.  Errors: TLC_ERR_IO (the file),
+ * TLC_ERR_COMPILE (the compiler's diagnostics), TLC_ERR_LOAD (the driver
+ * rejected the PTX: its log and a ptxas command that reproduces it),
+ * TLC_ERR_LAUNCH (the kernel needs more shared memory or threads than the
+ * device allows), TLC_ERR_INVALID (a constexpr not NAME=VALUE). */
 tlc_status tlc_kernel_from_file(tlc_runtime *rt, const char *path, const char *name,
                                 const char *signature, const tlc_kernel_options *opt,
                                 tlc_kernel **out);
@@ -76,7 +95,24 @@ tlc_status tlc_kernel_from_source(tlc_runtime *rt, const char *source, const cha
                                   const char *name, const char *signature,
                                   const tlc_kernel_options *opt, tlc_kernel **out);
 
-/* Launch metadata of a loaded kernel. */
+/* One runtime parameter of a kernel loaded from PTX: its name (used in
+ * messages) and type, one of "ptr", "i1", "i8", "i16", "i32", "i64", "u8",
+ * "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64". */
+typedef struct tlc_param_desc {
+  const char *name;
+  const char *type;
+} tlc_param_desc;
+
+/* Load PTX that was compiled ahead of time (tlc compile --emit ptx|c) or
+ * written by hand: `symbol` is its .entry, a program runs 32*num_warps
+ * threads with `shared_bytes` of dynamic shared memory, and `params` are the
+ * entry's parameters in order (they are checked at launch).  The PTX is
+ * copied; nothing is cached. */
+tlc_status tlc_kernel_from_ptx(tlc_runtime *rt, const char *ptx, const char *symbol,
+                               int num_warps, int shared_bytes, const tlc_param_desc *params,
+                               int nparams, tlc_kernel **out);
+
+/* Launch metadata of a loaded kernel (0 / NULL for a NULL kernel). */
 int tlc_kernel_num_params(const tlc_kernel *k);
 int tlc_kernel_num_warps(const tlc_kernel *k);
 int tlc_kernel_shared_bytes(const tlc_kernel *k);
@@ -111,14 +147,26 @@ typedef struct tlc_arg {
 #define TLC_F32(x) ((tlc_arg){.kind = TLC_ARG_FP32, .v.f32 = (float)(x)})
 #define TLC_F64(x) ((tlc_arg){.kind = TLC_ARG_FP64, .v.f64 = (double)(x)})
 
-/* Launch k on a grid of gx*gy*gz programs.  The arguments are the kernel's
- * runtime parameters in order; each must match its declared type (an i32
- * parameter accepts TLC_I32, an fp32 one TLC_F32, a pointer TLC_PTR).
- * Asynchronous: errors inside the kernel surface at the next synchronize. */
+/* Launch k on a grid of gx*gy*gz programs of 32*num_warps threads.  The
+ * arguments are the kernel's runtime parameters in order; each must match its
+ * declared type (an i32 parameter accepts TLC_I32, an fp32 one TLC_F32, a
+ * pointer TLC_PTR only); the only conversions are those that keep the value:
+ * between I32 and I64 (and U32 and U64) when it fits, I32/I64 to i1/i8/i16
+ * and U32/U64 to u8/u16 when it fits, F32 to fp16/bf16 (rounded to nearest
+ * even).  A mismatch is TLC_ERR_ARGS naming the parameter; a zero or
+ * too-large grid dimension TLC_ERR_LAUNCH.  Asynchronous: errors inside the
+ * kernel surface at the next synchronize. */
 tlc_status tlc_launch(tlc_kernel *k, unsigned gx, unsigned gy, unsigned gz,
                       tlc_stream stream, const tlc_arg *args, int nargs);
 
 /* ---- memory, synchronisation, timing ------------------------------------- */
+
+/* Synchronous copies and memsets on the default stream; 0 bytes is a no-op.
+ * tlc_free(rt, 0) is a no-op; freeing an address this runtime did not
+ * allocate, or freeing twice, is TLC_ERR_INVALID.  tlc_synchronize waits for
+ * all work on the device; a fault inside a kernel is reported here as
+ * TLC_ERR_CUDA with the driver's error name (CUDA_ERROR_ILLEGAL_ADDRESS, ...),
+ * after which the context is unusable until the process exits. */
 
 tlc_status tlc_malloc(tlc_runtime *rt, size_t bytes, tlc_devptr *out);
 tlc_status tlc_free(tlc_runtime *rt, tlc_devptr p);
@@ -128,6 +176,8 @@ tlc_status tlc_memset_d8(tlc_runtime *rt, tlc_devptr dst, unsigned char value, s
 tlc_status tlc_memset_d32(tlc_runtime *rt, tlc_devptr dst, uint32_t value, size_t count);
 tlc_status tlc_synchronize(tlc_runtime *rt);
 
+/* Timing events (owned by their runtime: close destroys any left).
+ * tlc_event_elapsed_ms waits for `end`, then gives end - start in ms. */
 tlc_status tlc_event_create(tlc_runtime *rt, tlc_event **out);
 tlc_status tlc_event_record(tlc_event *e, tlc_stream stream);
 tlc_status tlc_event_elapsed_ms(tlc_event *start, tlc_event *end, float *ms);

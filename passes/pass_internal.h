@@ -1,0 +1,70 @@
+/* pass_internal.h — private to passes/: what one pass file exports to
+ * another.  Nothing here is part of the interface codegen or the compiler
+ * driver sees (that is passes.h).
+ *
+ * Sections by file:
+ *   canonicalize.c  exact integer arithmetic of the IR's types, shared
+ *                with axis_info.c (which tracks known constants)
+ *   axis_info.c  lattice helpers shared with coalesce.c
+ *   coalesce.c   the coalescing decision (order, vector width, anchor
+ *                layout) as a pure function of the IR and its AxisInfo, so
+ *                the layout pass asks the very same question coalesce
+ *                answered instead of receiving state through a side channel
+ */
+#ifndef TLC_PASS_INTERNAL_H
+#define TLC_PASS_INTERNAL_H
+
+#include "passes/passes.h"
+
+/* ---- canonicalize.c ---------------------------------------------------------- */
+
+/* The value v as an element of integer type d holds it: wrapped to the
+ * bit width, sign-extended for signed types, zero-extended for unsigned
+ * ones and i1 (64-bit types keep the bit pattern). */
+int64_t pass_int_norm(DType d, int64_t v);
+/* Fold integer op k (a binary arithmetic / bitwise / min / max op of
+ * ops.def) on normalized values of type d.  False when the result is not
+ * defined (division by zero, shift by the width or more). */
+bool pass_fold_int_binary(OpKind k, DType d, int64_t a, int64_t b, int64_t *out);
+/* Integer comparison with d's signedness. */
+bool pass_fold_int_cmp(CmpPred p, DType d, int64_t a, int64_t b);
+
+/* The ops using each value, as CSR arrays over Value.id (a user appears
+ * once per operand slot holding the value).  Values created after the
+ * build have no entry (id >= nvalues). */
+typedef struct PassUsers {
+  uint32_t nvalues;
+  int *start;        /* nvalues + 1 offsets into op */
+  Op **op;
+} PassUsers;
+void pass_users_build(IrFunc *f, PassUsers *u);
+void pass_users_free(PassUsers *u);
+
+/* ---- axis_info.c ------------------------------------------------------------ */
+
+/* Divisibility of 0 (and the cap of every divisibility): "divisible by
+ * anything we could ask about". */
+#define AXIS_MAX_DIV ((int64_t)1 << 30)
+
+int64_t axis_gcd(int64_t a, int64_t b);        /* gcd(0, b) = b */
+int64_t axis_pow2_divisor(int64_t v);          /* largest 2^k dividing v, capped; 0 -> cap */
+
+/* ---- coalesce.c ---------------------------------------------------------------- */
+
+/* Is `op` a memory access whose width and layout coalesce decides
+ * (LOAD, STORE, ATOMIC_RMW, ATOMIC_CAS)? */
+bool pass_is_memory_op(const Op *op);
+/* Dims of the pointer operand sorted by contiguity, most contiguous first
+ * (ties keep the natural order rank-1 .. 0).  Returns the rank. */
+int pass_coalesce_order(const AxisInfo *ptr, int rank, int *order);
+/* Elements one thread may move per vector access along tensor dim `dim`
+ * of op's pointer, as far as AxisInfo can prove (contiguity, alignment,
+ * 16 bytes, uniform mask / other), a power of two >= 1.  Not capped by
+ * any layout.  Atomics and scalar accesses get 1. */
+int pass_coalesce_vec(const IrModule *m, const Op *op, const AxisInfo *ai, int dim);
+/* The anchor layout coalesce chooses for a tensor memory op: blocked, with
+ * `*vec` elements per thread along the most contiguous dim.  NULL (and
+ * *vec = 1) for scalar accesses. */
+const Layout *pass_coalesce_anchor(IrModule *m, const Op *op, const AxisInfo *ai, int *vec);
+
+#endif

@@ -1,0 +1,418 @@
+/* cache.c — the compile caches: the in-memory key -> kernel table and the
+ * on-disk entry format (layout in cache.h).
+ *
+ * Owns hashing, the cache folder's location, encoding and checking entries,
+ * and atomic file writes (also used for the PTX repro files kernel.c
+ * leaves).  It does not compile or load anything and knows nothing of the
+ * driver; jit.c decides when to look and when to write.  Every read is
+ * checked field by field: a file that is not exactly a well-formed entry for
+ * the key asked for is a miss, never an error and never trusted. */
+#include "runtime/cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- hashing -------------------------------------------------------------------- */
+
+uint64_t rt_hash64(const void *data, size_t len, uint64_t seed) {
+  const unsigned char *p = data;
+  uint64_t h = 0xcbf29ce484222325ull ^ seed;
+  for (size_t i = 0; i < len; i++) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  /* FNV-1a's last bytes only reach the low bits; mix them through. */
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+uint64_t rt_cache_key(const RtCache *c, uint64_t fingerprint) {
+  unsigned char b[16];
+  for (int i = 0; i < 8; i++) {
+    b[i] = (unsigned char)(fingerprint >> (8 * i));
+    b[8 + i] = (unsigned char)(c->salt >> (8 * i));
+  }
+  uint64_t k = rt_hash64(b, sizeof b, 0);
+  return k ? k : 1; /* 0 marks a free slot in the table */
+}
+
+/* ---- location --------------------------------------------------------------------- */
+
+char *rt_cache_dir_from_env(void) {
+  const char *env = getenv("TLC_CACHE_DIR");
+  if (env && *env) {
+    if (!strcmp(env, "off") || !strcmp(env, "OFF") || !strcmp(env, "0")) return NULL;
+    return rt_strdup(env);
+  }
+  const char *home = getenv("HOME");
+  if (!home || !*home) return NULL;
+  size_t n = strlen(home) + sizeof "/.cache/tlc";
+  char *dir = malloc(n);
+  if (dir) snprintf(dir, n, "%s/.cache/tlc", home);
+  return dir;
+}
+
+void rt_cache_init(RtCache *c) {
+  memset(c, 0, sizeof *c);
+  c->dir = rt_cache_dir_from_env();
+}
+
+void rt_cache_free(RtCache *c) {
+  free(c->dir);
+  free(c->keys);
+  free(c->vals);
+  memset(c, 0, sizeof *c);
+}
+
+/* ---- in-memory table ------------------------------------------------------------- */
+
+tlc_kernel *rt_cache_get(const RtCache *c, uint64_t key) {
+  if (!c->cap || !key) return NULL;
+  for (size_t i = key & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
+    if (c->keys[i] == key) return c->vals[i];
+    if (c->keys[i] == 0) return NULL;
+  }
+}
+
+static void rt_cache_insert_slot(uint64_t *keys, tlc_kernel **vals, size_t cap, uint64_t key,
+                                 tlc_kernel *k) {
+  size_t i = key & (cap - 1);
+  while (keys[i] && keys[i] != key) i = (i + 1) & (cap - 1);
+  keys[i] = key;
+  vals[i] = k;
+}
+
+int rt_cache_put(RtCache *c, uint64_t key, tlc_kernel *k) {
+  if (!key) return -1;
+  if ((c->count + 1) * 2 > c->cap) { /* keep the load under one half */
+    size_t cap = c->cap ? c->cap * 2 : 16;
+    uint64_t *keys = calloc(cap, sizeof *keys);
+    tlc_kernel **vals = calloc(cap, sizeof *vals);
+    if (!keys || !vals) {
+      free(keys);
+      free(vals);
+      return -1;
+    }
+    for (size_t i = 0; i < c->cap; i++)
+      if (c->keys[i]) rt_cache_insert_slot(keys, vals, cap, c->keys[i], c->vals[i]);
+    free(c->keys);
+    free(c->vals);
+    c->keys = keys;
+    c->vals = vals;
+    c->cap = cap;
+  }
+  if (!rt_cache_get(c, key)) c->count++;
+  rt_cache_insert_slot(c->keys, c->vals, c->cap, key, k);
+  return 0;
+}
+
+/* ---- encoding --------------------------------------------------------------------- */
+
+typedef struct RtBuf {
+  unsigned char *data;
+  size_t len, cap;
+  int failed;              /* out of memory */
+} RtBuf;
+
+static void rt_buf_put(RtBuf *b, const void *p, size_t n) {
+  if (b->failed) return;
+  if (b->len + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n) cap *= 2;
+    unsigned char *d = realloc(b->data, cap);
+    if (!d) {
+      b->failed = 1;
+      return;
+    }
+    b->data = d;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, p, n);
+  b->len += n;
+}
+
+static void rt_buf_u32(RtBuf *b, uint32_t v) {
+  unsigned char e[4];
+  for (int i = 0; i < 4; i++) e[i] = (unsigned char)(v >> (8 * i));
+  rt_buf_put(b, e, sizeof e);
+}
+
+static void rt_buf_u64(RtBuf *b, uint64_t v) {
+  unsigned char e[8];
+  for (int i = 0; i < 8; i++) e[i] = (unsigned char)(v >> (8 * i));
+  rt_buf_put(b, e, sizeof e);
+}
+
+static void rt_buf_str(RtBuf *b, const char *s) {
+  size_t n = strlen(s);
+  rt_buf_u32(b, (uint32_t)n);
+  rt_buf_put(b, s, n);
+}
+
+static void rt_put_u64_at(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+int rt_cache_encode(uint64_t key, const RtKernelMeta *m, unsigned char **out, size_t *len) {
+  RtBuf b = {0};
+  rt_buf_put(&b, RT_CACHE_MAGIC, 8);
+  rt_buf_u32(&b, RT_CACHE_VERSION);
+  rt_buf_u32(&b, RT_CACHE_HEADER_SIZE);
+  rt_buf_u64(&b, key);
+  rt_buf_u64(&b, 0); /* payload length and checksum, patched below */
+  rt_buf_u64(&b, 0);
+  rt_buf_u32(&b, (uint32_t)m->num_warps);
+  rt_buf_u32(&b, (uint32_t)m->shared_bytes);
+  rt_buf_u32(&b, (uint32_t)m->nparams);
+  rt_buf_str(&b, m->symbol);
+  for (int i = 0; i < m->nparams; i++) {
+    rt_buf_u32(&b, (uint32_t)m->params[i].kind);
+    rt_buf_str(&b, m->params[i].name);
+  }
+  size_t ptx_len = strlen(m->ptx);
+  rt_buf_u64(&b, ptx_len);
+  rt_buf_put(&b, m->ptx, ptx_len);
+  if (b.failed) {
+    free(b.data);
+    return -1;
+  }
+  size_t payload = b.len - RT_CACHE_HEADER_SIZE;
+  rt_put_u64_at(b.data + 24, payload);
+  rt_put_u64_at(b.data + 32, rt_hash64(b.data + RT_CACHE_HEADER_SIZE, payload, 0));
+  *out = b.data;
+  *len = b.len;
+  return 0;
+}
+
+/* ---- decoding ---------------------------------------------------------------------- */
+
+typedef struct RtReader {
+  const unsigned char *p;
+  size_t left;
+  int bad;                 /* ran past the end */
+} RtReader;
+
+static uint64_t rt_read_le(RtReader *r, int bytes) {
+  if (r->bad || r->left < (size_t)bytes) {
+    r->bad = 1;
+    return 0;
+  }
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; i++) v |= (uint64_t)r->p[i] << (8 * i);
+  r->p += bytes;
+  r->left -= (size_t)bytes;
+  return v;
+}
+
+/* A length-prefixed string of at most `max` bytes, with no NUL inside. */
+static char *rt_read_str(RtReader *r, uint64_t len, size_t max) {
+  if (r->bad || len > r->left || len > max || memchr(r->p, 0, (size_t)len)) {
+    r->bad = 1;
+    return NULL;
+  }
+  char *s = malloc((size_t)len + 1);
+  if (!s) {
+    r->bad = 1;
+    return NULL;
+  }
+  memcpy(s, r->p, (size_t)len);
+  s[len] = 0;
+  r->p += len;
+  r->left -= (size_t)len;
+  return s;
+}
+
+static int rt_reject(RtKernelMeta *m, const char **why, const char *reason) {
+  rt_meta_free(m);
+  if (why) *why = reason;
+  return -1;
+}
+
+int rt_cache_decode(const unsigned char *buf, size_t len, uint64_t key, RtKernelMeta *m,
+                    const char **why) {
+  memset(m, 0, sizeof *m);
+  if (len < RT_CACHE_HEADER_SIZE) return rt_reject(m, why, "shorter than the header");
+  if (memcmp(buf, RT_CACHE_MAGIC, 8)) return rt_reject(m, why, "bad magic");
+  RtReader h = {buf + 8, RT_CACHE_HEADER_SIZE - 8, 0};
+  uint64_t version = rt_read_le(&h, 4), hsize = rt_read_le(&h, 4);
+  uint64_t fkey = rt_read_le(&h, 8), plen = rt_read_le(&h, 8), sum = rt_read_le(&h, 8);
+  if (version != RT_CACHE_VERSION) return rt_reject(m, why, "other format version");
+  if (hsize != RT_CACHE_HEADER_SIZE) return rt_reject(m, why, "bad header size");
+  if (fkey != key) return rt_reject(m, why, "key mismatch");
+  if (plen != len - RT_CACHE_HEADER_SIZE) return rt_reject(m, why, "payload length mismatch");
+  const unsigned char *payload = buf + RT_CACHE_HEADER_SIZE;
+  if (rt_hash64(payload, (size_t)plen, 0) != sum) return rt_reject(m, why, "checksum mismatch");
+
+  /* The checksum matched, but a writer with a bug is no more trusted than a
+   * torn file: every field is still checked. */
+  RtReader r = {payload, (size_t)plen, 0};
+  uint64_t warps = rt_read_le(&r, 4), shared = rt_read_le(&r, 4), np = rt_read_le(&r, 4);
+  if (r.bad || warps < 1 || warps > 32 || shared > 0x7fffffff || np > 4096)
+    return rt_reject(m, why, "bad launch metadata");
+  m->num_warps = (int)warps;
+  m->shared_bytes = (int)shared;
+  m->symbol = rt_read_str(&r, rt_read_le(&r, 4), 4096);
+  if (!m->symbol || !*m->symbol) return rt_reject(m, why, "bad kernel symbol");
+  m->params = calloc((size_t)np + 1, sizeof *m->params);
+  if (!m->params) return rt_reject(m, why, "out of memory");
+  for (uint64_t i = 0; i < np; i++) {
+    uint64_t kind = rt_read_le(&r, 4);
+    if (r.bad || kind > (uint64_t)TLC_PARAM_FP64) return rt_reject(m, why, "bad parameter kind");
+    m->params[i].kind = (tlc_param_kind)kind;
+    m->params[i].name = rt_read_str(&r, rt_read_le(&r, 4), 4096);
+    m->nparams = (int)i + 1; /* so rt_meta_free frees what was read */
+    if (!m->params[i].name) return rt_reject(m, why, "bad parameter name");
+  }
+  m->ptx = rt_read_str(&r, rt_read_le(&r, 8), RT_CACHE_MAX_FILE);
+  if (!m->ptx || !*m->ptx) return rt_reject(m, why, "bad PTX");
+  if (r.left) return rt_reject(m, why, "trailing bytes");
+  return 0;
+}
+
+/* ---- files ---------------------------------------------------------------------------- */
+
+char *rt_cache_entry_path(const char *dir, uint64_t key) {
+  size_t n = strlen(dir) + 32;
+  char *p = malloc(n);
+  if (p) snprintf(p, n, "%s/%016llx.tlc", dir, (unsigned long long)key);
+  return p;
+}
+
+int rt_mkdir_p(const char *dir) {
+  if (!*dir) {
+    errno = ENOENT;
+    return -1;
+  }
+  char *p = rt_strdup(dir);
+  if (!p) {
+    errno = ENOMEM;
+    return -1;
+  }
+  for (char *s = p + 1;; s++) {
+    if (*s != '/' && *s != 0) continue;
+    char c = *s;
+    *s = 0;
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+      int e = errno;
+      free(p);
+      errno = e;
+      return -1;
+    }
+    *s = c;
+    if (!c) break;
+  }
+  free(p);
+  struct stat st;
+  if (stat(dir, &st) != 0) return -1;
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return -1;
+  }
+  return 0;
+}
+
+int rt_write_file_atomic(const char *path, const void *data, size_t len) {
+  static atomic_uint counter;
+  size_t n = strlen(path) + 64;
+  char *tmp = malloc(n);
+  if (!tmp) {
+    errno = ENOMEM;
+    return -1;
+  }
+  /* pid + a counter: unique among this process's threads and other processes. */
+  snprintf(tmp, n, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&counter, 1));
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    int e = errno;
+    free(tmp);
+    errno = e;
+    return -1;
+  }
+  const unsigned char *p = data;
+  size_t left = len;
+  int rc = 0;
+  while (left) {
+    ssize_t w = write(fd, p, left);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      rc = -1;
+      break;
+    }
+    p += w;
+    left -= (size_t)w;
+  }
+  int e = errno;
+  if (close(fd) != 0 && rc == 0) {
+    rc = -1;
+    e = errno;
+  }
+  if (rc == 0 && rename(tmp, path) != 0) {
+    rc = -1;
+    e = errno;
+  }
+  if (rc != 0) unlink(tmp);
+  free(tmp);
+  errno = e;
+  return rc;
+}
+
+int rt_cache_read(const char *dir, uint64_t key, RtKernelMeta *m, const char **why) {
+  memset(m, 0, sizeof *m);
+  char *path = rt_cache_entry_path(dir, key);
+  if (!path) return rt_reject(m, why, "out of memory");
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  free(path);
+  if (fd < 0) return rt_reject(m, why, "absent");
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
+      (uint64_t)st.st_size > RT_CACHE_MAX_FILE) {
+    close(fd);
+    return rt_reject(m, why, "not a regular file of a sensible size");
+  }
+  size_t len = (size_t)st.st_size;
+  unsigned char *buf = malloc(len ? len : 1);
+  size_t got = 0;
+  while (buf && got < len) {
+    ssize_t r = read(fd, buf + got, len - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  close(fd);
+  if (!buf || got != len) {
+    free(buf);
+    return rt_reject(m, why, "could not read the file");
+  }
+  int rc = rt_cache_decode(buf, len, key, m, why);
+  free(buf);
+  return rc;
+}
+
+int rt_cache_write(const char *dir, uint64_t key, const RtKernelMeta *m) {
+  if (rt_mkdir_p(dir) != 0) return -1;
+  unsigned char *buf;
+  size_t len;
+  if (rt_cache_encode(key, m, &buf, &len) != 0) {
+    errno = ENOMEM;
+    return -1;
+  }
+  char *path = rt_cache_entry_path(dir, key);
+  int rc = -1;
+  if (path) rc = rt_write_file_atomic(path, buf, len);
+  else errno = ENOMEM;
+  int e = errno;
+  free(path);
+  free(buf);
+  errno = e;
+  return rc;
+}

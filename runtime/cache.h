@@ -1,0 +1,81 @@
+/* cache.h — the compile caches, private to runtime/ and its unit tests.
+ *
+ * Two levels, both keyed by one 64-bit key: tlc_compile_fingerprint() of the
+ * request (tlc version, source, kernel, signature, constexprs, arch, warps,
+ * stages) mixed with the identity of the compiler library (RtCache.salt), so
+ * a rebuilt libtlc never reads entries an older build wrote.
+ *
+ *   memory: key -> tlc_kernel*, for the runtime's life (the same request
+ *           returns the same handle);
+ *   disk:   DIR/<key as 16 hex digits>.tlc, one file per kernel:
+ *
+ *     offset  size  field (integers little-endian)
+ *          0     8  magic "TLCCACHE"
+ *          8     4  format version (RT_CACHE_VERSION)
+ *         12     4  header size (40)
+ *         16     8  key
+ *         24     8  payload length = file size - 40
+ *         32     8  checksum: rt_hash64(payload, length, 0)
+ *         40     .  payload:
+ *                     u32 num_warps, u32 shared_bytes, u32 nparams,
+ *                     str symbol, nparams x {u32 kind, str name},
+ *                     u64 ptx length, ptx bytes
+ *                   (str = u32 length + bytes, no NUL)
+ *
+ * Files are written to a temporary name and renamed into place, so a reader
+ * sees a whole entry or none.  A reader trusts nothing: a wrong magic,
+ * version, key, length or checksum, or a payload that does not parse exactly,
+ * is a miss (the kernel is recompiled and the entry rewritten). */
+#ifndef TLC_RUNTIME_CACHE_H
+#define TLC_RUNTIME_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/rt_internal.h"
+
+#define RT_CACHE_MAGIC "TLCCACHE"
+#define RT_CACHE_VERSION 1u
+#define RT_CACHE_HEADER_SIZE 40u
+#define RT_CACHE_MAX_FILE (1u << 30) /* larger files are not read */
+
+/* 64-bit FNV-1a with a final avalanche; seed 0 for a fresh hash. */
+uint64_t rt_hash64(const void *data, size_t len, uint64_t seed);
+
+/* Set up c with its disk folder from the environment ($TLC_CACHE_DIR, "off"
+ * = no disk cache, else ~/.cache/tlc); creates no folder yet.  The salt is
+ * left for jit.c, the only part that knows the compiler library. */
+void rt_cache_init(RtCache *c);
+void rt_cache_free(RtCache *c);
+
+/* The folder $TLC_CACHE_DIR / $HOME name (malloc'd), or NULL when off. */
+char *rt_cache_dir_from_env(void);
+/* The cache key of a request with this fingerprint; never 0. */
+uint64_t rt_cache_key(const RtCache *c, uint64_t fingerprint);
+
+/* In-memory table: NULL when absent; put returns 0, or -1 when out of memory. */
+tlc_kernel *rt_cache_get(const RtCache *c, uint64_t key);
+int rt_cache_put(RtCache *c, uint64_t key, tlc_kernel *k);
+
+/* Serialize m as a complete entry (header + payload); *out is malloc'd. */
+int rt_cache_encode(uint64_t key, const RtKernelMeta *m, unsigned char **out, size_t *len);
+/* Parse an entry for `key`.  0 and *m filled (caller frees with
+ * rt_meta_free), or -1 and *why says what was wrong. */
+int rt_cache_decode(const unsigned char *buf, size_t len, uint64_t key, RtKernelMeta *m,
+                    const char **why);
+
+/* DIR/<016x>.tlc, malloc'd. */
+char *rt_cache_entry_path(const char *dir, uint64_t key);
+/* Read the entry for key from dir: 0 = hit, -1 = miss (absent or rejected;
+ * *why says which, may be NULL). */
+int rt_cache_read(const char *dir, uint64_t key, RtKernelMeta *m, const char **why);
+/* Write the entry atomically, creating dir if needed: 0 or -1 (errno set). */
+int rt_cache_write(const char *dir, uint64_t key, const RtKernelMeta *m);
+
+/* mkdir -p with mode 0755: 0 or -1 (errno set). */
+int rt_mkdir_p(const char *dir);
+/* Write data to path through a temporary file in the same folder and
+ * rename(): 0 or -1 (errno set). */
+int rt_write_file_atomic(const char *path, const void *data, size_t len);
+
+#endif

@@ -1,0 +1,316 @@
+/* kernel.c — turning PTX into a launchable kernel.
+ *
+ * Owns tlc_kernel: loading PTX with cuModuleLoadDataEx (with the JIT's info
+ * and error logs), finding the entry, checking the kernel's resources
+ * against the device (threads per program against its register use, shared
+ * memory against the opt-in maximum, raising the dynamic shared memory limit
+ * above the default 48 KiB), the metadata record and its accessors, and
+ * tlc_kernel_from_ptx, the ahead-of-time path.
+ *
+ * When the driver rejects PTX the message carries the driver's error, the
+ * JIT error log and a command that reproduces the failure: the PTX is saved
+ * beside the cache (or in $TMPDIR, /tmp) and `ptxas -arch=ARCH FILE` is
+ * spelled out.  Compiling from source is jit.c's; this file never calls the
+ * compiler. */
+#include "runtime/rt_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cache.h"
+
+/* ---- small shared helpers ------------------------------------------------------- */
+
+char *rt_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+void rt_meta_free(RtKernelMeta *m) {
+  free(m->symbol);
+  if (m->params)
+    for (int i = 0; i < m->nparams; i++) free(m->params[i].name);
+  free(m->params);
+  free(m->ptx);
+  memset(m, 0, sizeof *m);
+}
+
+/* ORDER tlc_param_kind */
+static const struct {
+  const char *name;
+  size_t size;
+} rt_param_kinds[] = {
+    {"ptr", 8}, {"i1", 1},  {"i8", 1},   {"i16", 2},  {"i32", 4},  {"i64", 8},  {"u8", 1},
+    {"u16", 2}, {"u32", 4}, {"u64", 8},  {"fp16", 2}, {"bf16", 2}, {"fp32", 4}, {"fp64", 8},
+};
+#define RT_NPARAM_KINDS (sizeof rt_param_kinds / sizeof *rt_param_kinds)
+
+const char *rt_param_kind_name(tlc_param_kind k) {
+  return (unsigned)k < RT_NPARAM_KINDS ? rt_param_kinds[k].name : "?";
+}
+
+size_t rt_param_kind_size(tlc_param_kind k) {
+  return (unsigned)k < RT_NPARAM_KINDS ? rt_param_kinds[k].size : 0;
+}
+
+/* ---- the repro file ------------------------------------------------------------------- */
+
+/* The arch named by the PTX's .target line ("sm_90a"), else the device's. */
+static void rt_ptx_target(const char *ptx, const char *fallback, char *buf, size_t len) {
+  for (const char *p = strstr(ptx, ".target"); p; p = strstr(p + 1, ".target")) {
+    if (p != ptx && p[-1] != '\n' && p[-1] != ' ' && p[-1] != '\t') continue;
+    p += strlen(".target");
+    while (*p == ' ' || *p == '\t') p++;
+    size_t n = 0;
+    while (n + 1 < len && (p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9')))
+      n++;
+    if (n > 3 && !strncmp(p, "sm_", 3)) {
+      memcpy(buf, p, n);
+      buf[n] = 0;
+      return;
+    }
+  }
+  snprintf(buf, len, "%s", fallback);
+}
+
+/* Save the PTX to a file a person can hand to ptxas.  Returns the path
+ * (malloc'd) or NULL with *err set. */
+static char *rt_save_repro(tlc_runtime *rt, const RtKernelMeta *m, const char **err) {
+  char sym[65];
+  size_t n = 0;
+  for (const char *s = m->symbol; *s && n < sizeof sym - 1; s++)
+    sym[n++] = (*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')) ? *s : '_';
+  sym[n] = 0;
+  unsigned long long h = (unsigned long long)rt_hash64(m->ptx, strlen(m->ptx), 0);
+  const char *tmp = getenv("TMPDIR");
+  const char *dirs[2] = {rt->cache.dir, tmp && *tmp ? tmp : "/tmp"};
+  *err = "no folder to write it to";
+  for (int i = 0; i < 2; i++) {
+    if (!dirs[i]) continue;
+    size_t len = strlen(dirs[i]) + strlen(sym) + 48;
+    char *path = malloc(len);
+    if (!path) {
+      *err = "out of memory";
+      return NULL;
+    }
+    snprintf(path, len, "%s/tlc-failed-%s-%016llx.ptx", dirs[i], sym, h);
+    if (rt_mkdir_p(dirs[i]) == 0 && rt_write_file_atomic(path, m->ptx, strlen(m->ptx)) == 0)
+      return path;
+    *err = strerror(errno);
+    free(path);
+  }
+  return NULL;
+}
+
+/* Drop trailing newlines and spaces of a driver log in place. */
+static char *rt_trim_log(char *log, size_t cap, uintptr_t written) {
+  size_t n = written < cap ? (size_t)written : cap - 1;
+  log[n] = 0;
+  n = strlen(log);
+  while (n && (log[n - 1] == '\n' || log[n - 1] == '\r' || log[n - 1] == ' ')) log[--n] = 0;
+  return log;
+}
+
+/* ---- loading ---------------------------------------------------------------------------- */
+
+enum { RT_LOG_BYTES = 16384 };
+
+static tlc_status rt_load_module(tlc_runtime *rt, tlc_kernel *k) {
+  char *info = calloc(1, RT_LOG_BYTES), *errlog = calloc(1, RT_LOG_BYTES);
+  if (!info || !errlog) {
+    free(info);
+    free(errlog);
+    return rt_fail(rt, TLC_ERR_INVALID, "kernel '%s': out of host memory", k->name);
+  }
+  CUjit_option opts[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                          CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *vals[4] = {info, (void *)(uintptr_t)RT_LOG_BYTES, errlog, (void *)(uintptr_t)RT_LOG_BYTES};
+  CUresult r = rt->drv->cuModuleLoadDataEx(&k->module, k->meta.ptx, 4, opts, vals);
+  tlc_status st = TLC_OK;
+  if (r != CUDA_SUCCESS) {
+    k->module = NULL;
+    rt_trim_log(info, RT_LOG_BYTES, (uintptr_t)vals[1]);
+    rt_trim_log(errlog, RT_LOG_BYTES, (uintptr_t)vals[3]);
+    char text[320], arch[32];
+    rt_cuda_error_text(rt->drv, r, text, sizeof text);
+    rt_ptx_target(k->meta.ptx, rt->arch, arch, sizeof arch);
+    /* A driver older than the PTX ISA the compiler targeted is common enough to name. */
+    char hint[160] = "";
+    if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
+      const char *v = strstr(k->meta.ptx, ".version");
+      int major = 0, minor = 0;
+      if (v && sscanf(v, ".version %d.%d", &major, &minor) == 2)
+        snprintf(hint, sizeof hint,
+                 "the PTX is ISA %d.%d and this driver supports CUDA %d.%d; update the driver\n",
+                 major, minor, rt->drv->version / 1000, rt->drv->version % 1000 / 10);
+    }
+    const char *why = NULL;
+    char *repro = rt_save_repro(rt, &k->meta, &why);
+    st = rt_fail(rt, TLC_ERR_LOAD,
+                 "kernel '%s': the CUDA driver rejected its PTX: cuModuleLoadDataEx: %s\n"
+                 "JIT error log:\n%s\n%s%s%s%s"
+                 "%s%s%s%s",
+                 k->name, text, *errlog ? errlog : "(empty)",
+                 *info ? "JIT info log:\n" : "", info, *info ? "\n" : "", hint,
+                 repro ? "reproduce with: ptxas -arch=" : "(the PTX could not be saved for a repro: ",
+                 repro ? arch : why, repro ? " " : ")", repro ? repro : "");
+    free(repro);
+  }
+  free(info);
+  free(errlog);
+  return st;
+}
+
+/* Look up the entry and fit its resources to the device. */
+static tlc_status rt_prepare_function(tlc_runtime *rt, tlc_kernel *k) {
+  const RtDriver *drv = rt->drv;
+  CUresult r = drv->cuModuleGetFunction(&k->fn, k->module, k->meta.symbol);
+  if (r != CUDA_SUCCESS)
+    return rt_fail_cuda(rt, TLC_ERR_LOAD, r, "kernel '%s': the PTX has no .entry '%s'", k->name,
+                        k->meta.symbol);
+  int max_threads = 0;
+  if ((r = drv->cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn)) ||
+      (r = drv->cuFuncGetAttribute(&k->static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn)) ||
+      (r = drv->cuFuncGetAttribute(&k->num_regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn)))
+    return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "kernel '%s': cuFuncGetAttribute", k->name);
+
+  int threads = 32 * k->meta.num_warps;
+  if (threads > max_threads)
+    return rt_fail(rt, TLC_ERR_LAUNCH,
+                   "kernel '%s' runs %d threads per program (num_warps=%d) but uses %d registers "
+                   "per thread, so %s allows at most %d threads per program; use fewer warps",
+                   k->name, threads, k->meta.num_warps, k->num_regs, rt->name, max_threads);
+  long long total = (long long)k->static_shared + k->meta.shared_bytes;
+  if (total > rt->smem_optin)
+    return rt_fail(rt, TLC_ERR_LAUNCH,
+                   "kernel '%s' needs %lld bytes of shared memory per program (%d dynamic + %d "
+                   "static) but %s allows at most %d per block; use fewer stages or smaller blocks",
+                   k->name, total, k->meta.shared_bytes, k->static_shared, rt->name, rt->smem_optin);
+  if (total > rt->smem_default) {
+    /* Above the default (48 KiB) a kernel must opt in to dynamic shared memory. */
+    r = drv->cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                k->meta.shared_bytes);
+    if (r != CUDA_SUCCESS)
+      return rt_fail_cuda(rt, TLC_ERR_LAUNCH, r,
+                          "kernel '%s': cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %d)",
+                          k->name, k->meta.shared_bytes);
+  }
+  return TLC_OK;
+}
+
+static void rt_kernel_free(tlc_runtime *rt, tlc_kernel *k) {
+  if (k->module) rt->drv->cuModuleUnload(k->module);
+  rt_meta_free(&k->meta);
+  free(k->name);
+  free(k);
+}
+
+tlc_status rt_kernel_load(tlc_runtime *rt, RtKernelMeta *meta, const char *name,
+                          double compile_ms, tlc_kernel **out) {
+  *out = NULL;
+  tlc_kernel *k = calloc(1, sizeof *k);
+  if (k) k->name = rt_strdup(name ? name : meta->symbol);
+  if (!k || !k->name) {
+    free(k);
+    rt_meta_free(meta);
+    return rt_fail(rt, TLC_ERR_INVALID, "out of host memory loading a kernel");
+  }
+  k->rt = rt;
+  k->meta = *meta;
+  memset(meta, 0, sizeof *meta);
+  k->compile_ms = compile_ms;
+  tlc_status st = rt_enter(rt);
+  if (st == TLC_OK) st = rt_load_module(rt, k);
+  if (st == TLC_OK) st = rt_prepare_function(rt, k);
+  if (st != TLC_OK) {
+    rt_kernel_free(rt, k);
+    return st;
+  }
+  pthread_mutex_lock(&rt->lock);
+  k->next = rt->kernels;
+  rt->kernels = k;
+  pthread_mutex_unlock(&rt->lock);
+  *out = k;
+  return TLC_OK;
+}
+
+void rt_kernels_release_all(tlc_runtime *rt) {
+  while (rt->kernels) {
+    tlc_kernel *k = rt->kernels;
+    rt->kernels = k->next;
+    rt_kernel_free(rt, k);
+  }
+}
+
+/* ---- the ahead-of-time path ------------------------------------------------------------ */
+
+static int rt_param_kind_from_name(const char *s, tlc_param_kind *out) {
+  for (size_t i = 0; s && i < RT_NPARAM_KINDS; i++)
+    if (!strcmp(s, rt_param_kinds[i].name)) {
+      *out = (tlc_param_kind)i;
+      return 0;
+    }
+  return -1;
+}
+
+tlc_status tlc_kernel_from_ptx(tlc_runtime *rt, const char *ptx, const char *symbol,
+                               int num_warps, int shared_bytes, const tlc_param_desc *params,
+                               int nparams, tlc_kernel **out) {
+  if (out) *out = NULL;
+  tlc_status st = rt_usable(rt);
+  if (st != TLC_OK) return st;
+  if (!out) return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_from_ptx: NULL result pointer");
+  if (!ptx || !*ptx) return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_from_ptx: no PTX text");
+  if (!symbol || !*symbol) return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_from_ptx: no entry symbol");
+  if (num_warps < 1 || num_warps > 32)
+    return rt_fail(rt, TLC_ERR_INVALID,
+                   "tlc_kernel_from_ptx: kernel '%s': num_warps %d is outside 1..32", symbol, num_warps);
+  if (shared_bytes < 0)
+    return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_from_ptx: kernel '%s': negative shared_bytes", symbol);
+  if (nparams < 0 || (nparams > 0 && !params))
+    return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_from_ptx: kernel '%s': bad parameter list", symbol);
+
+  RtKernelMeta m = {0};
+  m.num_warps = num_warps;
+  m.shared_bytes = shared_bytes;
+  m.symbol = rt_strdup(symbol);
+  m.ptx = rt_strdup(ptx);
+  m.params = calloc((size_t)nparams + 1, sizeof *m.params);
+  if (!m.symbol || !m.ptx || !m.params) {
+    rt_meta_free(&m);
+    return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_from_ptx: out of host memory");
+  }
+  for (int i = 0; i < nparams; i++) {
+    tlc_param_kind kind;
+    if (rt_param_kind_from_name(params[i].type, &kind) != 0) {
+      rt_meta_free(&m);
+      return rt_fail(rt, TLC_ERR_INVALID,
+                     "tlc_kernel_from_ptx: kernel '%s' parameter %d ('%s') has unknown type '%s' "
+                     "(expected ptr, i1, i8, i16, i32, i64, u8, u16, u32, u64, fp16, bf16, fp32 or fp64)",
+                     symbol, i, params[i].name ? params[i].name : "?",
+                     params[i].type ? params[i].type : "(null)");
+    }
+    char pname[24];
+    snprintf(pname, sizeof pname, "arg%d", i);
+    m.params[i].kind = kind;
+    m.params[i].name = rt_strdup(params[i].name && *params[i].name ? params[i].name : pname);
+    m.nparams = i + 1;
+    if (!m.params[i].name) {
+      rt_meta_free(&m);
+      return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_from_ptx: out of host memory");
+    }
+  }
+  return rt_kernel_load(rt, &m, symbol, 0.0, out);
+}
+
+/* ---- accessors -------------------------------------------------------------------------- */
+
+int tlc_kernel_num_params(const tlc_kernel *k) { return k ? k->meta.nparams : 0; }
+int tlc_kernel_num_warps(const tlc_kernel *k) { return k ? k->meta.num_warps : 0; }
+int tlc_kernel_shared_bytes(const tlc_kernel *k) { return k ? k->meta.shared_bytes : 0; }
+const char *tlc_kernel_ptx(const tlc_kernel *k) { return k ? k->meta.ptx : NULL; }
+double tlc_kernel_compile_ms(const tlc_kernel *k) { return k ? k->compile_ms : 0.0; }

@@ -1,0 +1,240 @@
+/* launch.c — checking a launch's arguments and grid, and launching.
+ *
+ * Owns the argument rules: each tlc_arg must match the kernel's parameter
+ * (the compiled kernel's params[], in order).  Exact kinds always match;
+ * besides those only conversions that cannot change a value are made:
+ *
+ *   parameter            accepts
+ *   ptr                  TLC_PTR only
+ *   i32 / i64            TLC_I32, TLC_I64 (an i64 value must fit in i32)
+ *   i1 / i8 / i16        TLC_I32, TLC_I64 whose value fits (i1: 0 or 1)
+ *   u32 / u64            TLC_U32, TLC_U64 (a u64 value must fit in u32)
+ *   u8 / u16             TLC_U32, TLC_U64 whose value fits
+ *   fp32 / fp64          TLC_F32 / TLC_F64 only
+ *   fp16 / bf16          TLC_F32, rounded to nearest even
+ *
+ * Signed and unsigned never mix, integers never become floats, and nothing
+ * is a pointer but TLC_PTR.  The grid must be non-zero and within the
+ * device's limits; a program is 32*num_warps threads with the kernel's
+ * dynamic shared memory.  Launching is asynchronous: faults inside the
+ * kernel surface at tlc_synchronize. */
+#include "runtime/rt_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *rt_arg_kind_name(tlc_arg_kind k) {
+  switch (k) {
+  case TLC_ARG_PTR: return "ptr";
+  case TLC_ARG_I32: return "i32";
+  case TLC_ARG_I64: return "i64";
+  case TLC_ARG_U32: return "u32";
+  case TLC_ARG_U64: return "u64";
+  case TLC_ARG_FP32: return "fp32";
+  case TLC_ARG_FP64: return "fp64";
+  }
+  return "an unknown kind";
+}
+
+/* ---- float narrowing ----------------------------------------------------------------- */
+
+static uint32_t rt_f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+/* fp32 -> bf16, round to nearest even; NaN stays a (quiet) NaN. */
+static uint16_t rt_f32_to_bf16(float f) {
+  uint32_t u = rt_f32_bits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x0040u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (uint16_t)(u >> 16);
+}
+
+/* fp32 -> fp16 (IEEE binary16), round to nearest even, with subnormals,
+ * overflow to infinity and NaN kept. */
+static uint16_t rt_f32_to_f16(float f) {
+  uint32_t u = rt_f32_bits(f);
+  uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+  uint32_t a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);           /* NaN */
+  if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);           /* >= 65520 rounds to inf */
+  int exp = (int)(a >> 23) - 127;
+  uint32_t mant = a & 0x7fffffu;
+  if (exp >= -14) {                                                  /* normal half */
+    uint32_t h = ((uint32_t)(exp + 15) << 10) | (mant >> 13);
+    uint32_t rest = mant & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h++;       /* carry may reach inf: right */
+    return (uint16_t)(sign | h);
+  }
+  if (exp < -25) return sign;                                        /* rounds to zero */
+  /* Subnormal half: value = m * 2^-24 with the implicit bit restored. */
+  mant |= 0x800000u;
+  int shift = -exp - 14 + 13;                                        /* 14..24 */
+  uint32_t h = mant >> shift;
+  uint32_t rest = mant & ((1u << shift) - 1u), half = 1u << (shift - 1);
+  if (rest > half || (rest == half && (h & 1u))) h++;
+  return (uint16_t)(sign | h);
+}
+
+/* ---- one argument ----------------------------------------------------------------------- */
+
+/* Write argument i into slot as parameter p expects it, or fail with a
+ * message naming both. */
+static tlc_status rt_pack_arg(tlc_kernel *k, int i, const tlc_arg *a, unsigned char *slot) {
+  const RtParam *p = &k->meta.params[i];
+  tlc_arg_kind ak = a->kind;
+  bool is_signed_arg = ak == TLC_ARG_I32 || ak == TLC_ARG_I64;
+  bool is_unsigned_arg = ak == TLC_ARG_U32 || ak == TLC_ARG_U64;
+  int64_t sv = ak == TLC_ARG_I32 ? a->v.i32 : ak == TLC_ARG_I64 ? a->v.i64 : 0;
+  uint64_t uv = ak == TLC_ARG_U32 ? a->v.u32 : ak == TLC_ARG_U64 ? a->v.u64 : 0;
+  int64_t lo = 0, hi = 0;
+  uint64_t umax = 0;
+
+  switch (p->kind) {
+  case TLC_PARAM_PTR:
+    if (ak != TLC_ARG_PTR) break;
+    memcpy(slot, &a->v.ptr, 8);
+    return TLC_OK;
+  case TLC_PARAM_FP32:
+    if (ak != TLC_ARG_FP32) break;
+    memcpy(slot, &a->v.f32, 4);
+    return TLC_OK;
+  case TLC_PARAM_FP64:
+    if (ak != TLC_ARG_FP64) break;
+    memcpy(slot, &a->v.f64, 8);
+    return TLC_OK;
+  case TLC_PARAM_FP16:
+  case TLC_PARAM_BF16: {
+    if (ak != TLC_ARG_FP32) break;
+    uint16_t h = p->kind == TLC_PARAM_FP16 ? rt_f32_to_f16(a->v.f32) : rt_f32_to_bf16(a->v.f32);
+    memcpy(slot, &h, 2);
+    return TLC_OK;
+  }
+  case TLC_PARAM_I1: lo = 0, hi = 1; goto signed_int;
+  case TLC_PARAM_I8: lo = INT8_MIN, hi = INT8_MAX; goto signed_int;
+  case TLC_PARAM_I16: lo = INT16_MIN, hi = INT16_MAX; goto signed_int;
+  case TLC_PARAM_I32: lo = INT32_MIN, hi = INT32_MAX; goto signed_int;
+  case TLC_PARAM_I64: lo = INT64_MIN, hi = INT64_MAX; goto signed_int;
+  signed_int:
+    if (!is_signed_arg) break;
+    if (sv < lo || sv > hi)
+      return rt_fail(k->rt, TLC_ERR_ARGS,
+                     "kernel '%s' parameter %d ('%s') is %s but argument %d is %s %" PRId64
+                     ", which does not fit",
+                     k->name, i, p->name, rt_param_kind_name(p->kind), i, rt_arg_kind_name(ak), sv);
+    switch (rt_param_kind_size(p->kind)) {
+    case 1: { int8_t v = (int8_t)sv; memcpy(slot, &v, 1); break; }
+    case 2: { int16_t v = (int16_t)sv; memcpy(slot, &v, 2); break; }
+    case 4: { int32_t v = (int32_t)sv; memcpy(slot, &v, 4); break; }
+    default: memcpy(slot, &sv, 8); break;
+    }
+    return TLC_OK;
+  case TLC_PARAM_U8: umax = UINT8_MAX; goto unsigned_int;
+  case TLC_PARAM_U16: umax = UINT16_MAX; goto unsigned_int;
+  case TLC_PARAM_U32: umax = UINT32_MAX; goto unsigned_int;
+  case TLC_PARAM_U64: umax = UINT64_MAX; goto unsigned_int;
+  unsigned_int:
+    if (!is_unsigned_arg) break;
+    if (uv > umax)
+      return rt_fail(k->rt, TLC_ERR_ARGS,
+                     "kernel '%s' parameter %d ('%s') is %s but argument %d is %s %" PRIu64
+                     ", which does not fit",
+                     k->name, i, p->name, rt_param_kind_name(p->kind), i, rt_arg_kind_name(ak), uv);
+    switch (rt_param_kind_size(p->kind)) {
+    case 1: { uint8_t v = (uint8_t)uv; memcpy(slot, &v, 1); break; }
+    case 2: { uint16_t v = (uint16_t)uv; memcpy(slot, &v, 2); break; }
+    case 4: { uint32_t v = (uint32_t)uv; memcpy(slot, &v, 4); break; }
+    default: memcpy(slot, &uv, 8); break;
+    }
+    return TLC_OK;
+  }
+  return rt_fail(k->rt, TLC_ERR_ARGS, "kernel '%s' parameter %d ('%s') is %s but argument %d is %s",
+                 k->name, i, p->name, rt_param_kind_name(p->kind), i, rt_arg_kind_name(ak));
+}
+
+/* "x_ptr: ptr, n: i32" into buf, for the argument-count message. */
+static void rt_describe_params(const tlc_kernel *k, char *buf, size_t len) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (int i = 0; i < k->meta.nparams && n < len; i++) {
+    int w = snprintf(buf + n, len - n, "%s%s: %s", i ? ", " : "", k->meta.params[i].name,
+                     rt_param_kind_name(k->meta.params[i].kind));
+    if (w < 0) break;
+    n += (size_t)w;
+  }
+  if (n >= len && len > 4) memcpy(buf + len - 4, "...", 4);
+}
+
+/* ---- the launch ---------------------------------------------------------------------------- */
+
+enum { RT_STACK_ARGS = 32 };
+
+tlc_status tlc_launch(tlc_kernel *k, unsigned gx, unsigned gy, unsigned gz, tlc_stream stream,
+                      const tlc_arg *args, int nargs) {
+  if (!k) return TLC_ERR_INVALID;
+  tlc_runtime *rt = k->rt;
+  tlc_status st = rt_usable(rt);
+  if (st != TLC_OK) return st;
+  int np = k->meta.nparams;
+  if (nargs < 0 || (nargs > 0 && !args))
+    return rt_fail(rt, TLC_ERR_INVALID, "kernel '%s': tlc_launch with %s", k->name,
+                   nargs < 0 ? "a negative argument count" : "a NULL argument array");
+  if (nargs != np) {
+    char desc[512];
+    rt_describe_params(k, desc, sizeof desc);
+    return rt_fail(rt, TLC_ERR_ARGS, "kernel '%s' takes %d argument%s (%s) but %d %s given",
+                   k->name, np, np == 1 ? "" : "s", desc, nargs, nargs == 1 ? "was" : "were");
+  }
+
+  unsigned grid[3] = {gx, gy, gz};
+  for (int d = 0; d < 3; d++) {
+    if (grid[d] == 0)
+      return rt_fail(rt, TLC_ERR_LAUNCH, "kernel '%s': grid (%u, %u, %u) has a zero %c dimension",
+                     k->name, gx, gy, gz, "xyz"[d]);
+    if ((long long)grid[d] > (long long)rt->max_grid[d])
+      return rt_fail(rt, TLC_ERR_LAUNCH,
+                     "kernel '%s': grid %c dimension %u exceeds the limit %d of %s", k->name,
+                     "xyz"[d], grid[d], rt->max_grid[d], rt->name);
+  }
+
+  /* One 8-byte slot per argument holds the value at the parameter's width;
+   * the driver copies each parameter's size from its slot. */
+  uint64_t stack_slots[RT_STACK_ARGS];
+  void *stack_ptrs[RT_STACK_ARGS];
+  uint64_t *slots = stack_slots;
+  void **ptrs = stack_ptrs;
+  if (np > RT_STACK_ARGS) {
+    slots = calloc((size_t)np, sizeof *slots);
+    ptrs = calloc((size_t)np, sizeof *ptrs);
+    if (!slots || !ptrs) {
+      free(slots);
+      free(ptrs);
+      return rt_fail(rt, TLC_ERR_INVALID, "kernel '%s': out of host memory", k->name);
+    }
+  }
+  for (int i = 0; i < np && st == TLC_OK; i++) {
+    slots[i] = 0;
+    ptrs[i] = &slots[i];
+    st = rt_pack_arg(k, i, &args[i], (unsigned char *)&slots[i]);
+  }
+  if (st == TLC_OK) st = rt_enter(rt);
+  if (st == TLC_OK) {
+    CUresult r = rt->drv->cuLaunchKernel(k->fn, gx, gy, gz, 32u * (unsigned)k->meta.num_warps, 1, 1,
+                                         (unsigned)k->meta.shared_bytes, (CUstream)stream,
+                                         np ? ptrs : NULL, NULL);
+    if (r != CUDA_SUCCESS)
+      st = rt_fail_cuda(rt, TLC_ERR_LAUNCH, r,
+                        "kernel '%s': cuLaunchKernel(grid (%u, %u, %u), %d threads, %d bytes of "
+                        "shared memory)",
+                        k->name, gx, gy, gz, 32 * k->meta.num_warps, k->meta.shared_bytes);
+  }
+  if (slots != stack_slots) {
+    free(slots);
+    free(ptrs);
+  }
+  return st;
+}

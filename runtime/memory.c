@@ -1,0 +1,171 @@
+/* memory.c — device memory, copies, memsets and whole-device
+ * synchronisation.
+ *
+ * Owns the set of live allocations: tlc_free of an address this runtime did
+ * not allocate (or already freed) is TLC_ERR_INVALID instead of a driver
+ * error or worse, and tlc_runtime_close frees what is left.  Copies and
+ * memsets are the synchronous driver calls on the default stream.
+ * tlc_synchronize is where a fault inside an earlier kernel is reported. */
+#include "runtime/rt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the allocation set: open addressing, linear probing, 0 = free ---------- */
+
+static size_t rt_ptr_slot(uint64_t p, size_t cap) {
+  p ^= p >> 29; /* device addresses are aligned: fold the high bits in */
+  p *= 0x9e3779b97f4a7c15ull;
+  return (size_t)(p >> 32) & (cap - 1);
+}
+
+static int rt_ptrset_add(RtPtrSet *s, uint64_t p) {
+  if ((s->count + 1) * 2 > s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    uint64_t *slots = calloc(cap, sizeof *slots);
+    if (!slots) return -1;
+    for (size_t i = 0; i < s->cap; i++) {
+      if (!s->slots[i]) continue;
+      size_t j = rt_ptr_slot(s->slots[i], cap);
+      while (slots[j]) j = (j + 1) & (cap - 1);
+      slots[j] = s->slots[i];
+    }
+    free(s->slots);
+    s->slots = slots;
+    s->cap = cap;
+  }
+  size_t i = rt_ptr_slot(p, s->cap);
+  while (s->slots[i] && s->slots[i] != p) i = (i + 1) & (s->cap - 1);
+  if (!s->slots[i]) s->count++;
+  s->slots[i] = p;
+  return 0;
+}
+
+/* Remove p; returns 0, or -1 when p is not in the set. */
+static int rt_ptrset_remove(RtPtrSet *s, uint64_t p) {
+  if (!s->cap) return -1;
+  size_t i = rt_ptr_slot(p, s->cap);
+  while (s->slots[i] != p) {
+    if (!s->slots[i]) return -1;
+    i = (i + 1) & (s->cap - 1);
+  }
+  /* Backward-shift deletion keeps every probe chain unbroken without tombstones. */
+  size_t hole = i;
+  for (size_t j = (i + 1) & (s->cap - 1); s->slots[j]; j = (j + 1) & (s->cap - 1)) {
+    size_t home = rt_ptr_slot(s->slots[j], s->cap);
+    /* Move j into the hole unless its home lies cyclically in (hole, j]. */
+    bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+    if (!stays) {
+      s->slots[hole] = s->slots[j];
+      hole = j;
+    }
+  }
+  s->slots[hole] = 0;
+  s->count--;
+  return 0;
+}
+
+void rt_memory_release_all(tlc_runtime *rt) {
+  for (size_t i = 0; i < rt->allocs.cap; i++)
+    if (rt->allocs.slots[i]) rt->drv->cuMemFree((CUdeviceptr)rt->allocs.slots[i]);
+  free(rt->allocs.slots);
+  memset(&rt->allocs, 0, sizeof rt->allocs);
+}
+
+/* ---- the API ---------------------------------------------------------------------- */
+
+tlc_status tlc_malloc(tlc_runtime *rt, size_t bytes, tlc_devptr *out) {
+  tlc_status st = rt_enter(rt);
+  if (st != TLC_OK) return st;
+  if (!out) return rt_fail(rt, TLC_ERR_INVALID, "tlc_malloc: NULL result pointer");
+  *out = 0;
+  if (bytes == 0) return rt_fail(rt, TLC_ERR_INVALID, "tlc_malloc: size 0");
+  CUdeviceptr p = 0;
+  CUresult r = rt->drv->cuMemAlloc(&p, bytes);
+  if (r != CUDA_SUCCESS)
+    return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "tlc_malloc(%zu bytes) on %s", bytes, rt->name);
+  pthread_mutex_lock(&rt->lock);
+  int rc = rt_ptrset_add(&rt->allocs, (uint64_t)p);
+  pthread_mutex_unlock(&rt->lock);
+  if (rc != 0) {
+    rt->drv->cuMemFree(p);
+    return rt_fail(rt, TLC_ERR_INVALID, "tlc_malloc: out of host memory");
+  }
+  *out = (tlc_devptr)p;
+  return TLC_OK;
+}
+
+tlc_status tlc_free(tlc_runtime *rt, tlc_devptr p) {
+  tlc_status st = rt_enter(rt);
+  if (st != TLC_OK || p == 0) return st;
+  pthread_mutex_lock(&rt->lock);
+  int rc = rt_ptrset_remove(&rt->allocs, (uint64_t)p);
+  pthread_mutex_unlock(&rt->lock);
+  if (rc != 0)
+    return rt_fail(rt, TLC_ERR_INVALID,
+                   "tlc_free(0x%llx): not an allocation of this runtime, or already freed",
+                   (unsigned long long)p);
+  CUresult r = rt->drv->cuMemFree((CUdeviceptr)p);
+  if (r != CUDA_SUCCESS)
+    return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "tlc_free(0x%llx)", (unsigned long long)p);
+  return TLC_OK;
+}
+
+tlc_status tlc_memcpy_htod(tlc_runtime *rt, tlc_devptr dst, const void *src, size_t bytes) {
+  tlc_status st = rt_enter(rt);
+  if (st != TLC_OK || bytes == 0) return st;
+  if (!src || !dst) return rt_fail(rt, TLC_ERR_INVALID, "tlc_memcpy_htod: NULL %s", src ? "destination" : "source");
+  CUresult r = rt->drv->cuMemcpyHtoD((CUdeviceptr)dst, src, bytes);
+  if (r != CUDA_SUCCESS)
+    return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "tlc_memcpy_htod(0x%llx, %zu bytes)",
+                        (unsigned long long)dst, bytes);
+  return TLC_OK;
+}
+
+tlc_status tlc_memcpy_dtoh(tlc_runtime *rt, void *dst, tlc_devptr src, size_t bytes) {
+  tlc_status st = rt_enter(rt);
+  if (st != TLC_OK || bytes == 0) return st;
+  if (!src || !dst) return rt_fail(rt, TLC_ERR_INVALID, "tlc_memcpy_dtoh: NULL %s", src ? "destination" : "source");
+  CUresult r = rt->drv->cuMemcpyDtoH(dst, (CUdeviceptr)src, bytes);
+  if (r != CUDA_SUCCESS)
+    return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "tlc_memcpy_dtoh(0x%llx, %zu bytes)",
+                        (unsigned long long)src, bytes);
+  return TLC_OK;
+}
+
+tlc_status tlc_memset_d8(tlc_runtime *rt, tlc_devptr dst, unsigned char value, size_t bytes) {
+  tlc_status st = rt_enter(rt);
+  if (st != TLC_OK || bytes == 0) return st;
+  if (!dst) return rt_fail(rt, TLC_ERR_INVALID, "tlc_memset_d8: NULL destination");
+  CUresult r = rt->drv->cuMemsetD8((CUdeviceptr)dst, value, bytes);
+  if (r != CUDA_SUCCESS)
+    return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "tlc_memset_d8(0x%llx, %zu bytes)",
+                        (unsigned long long)dst, bytes);
+  return TLC_OK;
+}
+
+tlc_status tlc_memset_d32(tlc_runtime *rt, tlc_devptr dst, uint32_t value, size_t count) {
+  tlc_status st = rt_enter(rt);
+  if (st != TLC_OK || count == 0) return st;
+  if (!dst) return rt_fail(rt, TLC_ERR_INVALID, "tlc_memset_d32: NULL destination");
+  if (dst % 4) return rt_fail(rt, TLC_ERR_INVALID, "tlc_memset_d32: destination 0x%llx is not 4-byte aligned", (unsigned long long)dst);
+  CUresult r = rt->drv->cuMemsetD32((CUdeviceptr)dst, value, count);
+  if (r != CUDA_SUCCESS)
+    return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "tlc_memset_d32(0x%llx, %zu words)",
+                        (unsigned long long)dst, count);
+  return TLC_OK;
+}
+
+tlc_status tlc_synchronize(tlc_runtime *rt) {
+  tlc_status st = rt_enter(rt);
+  if (st != TLC_OK) return st;
+  CUresult r = rt->drv->cuCtxSynchronize();
+  if (r != CUDA_SUCCESS) {
+    char text[320];
+    return rt_fail(rt, TLC_ERR_CUDA,
+                   "tlc_synchronize: work launched earlier on %s failed: %s; a fault inside a "
+                   "kernel leaves the CUDA context unusable until the process exits",
+                   rt->name, rt_cuda_error_text(rt->drv, r, text, sizeof text));
+  }
+  return TLC_OK;
+}

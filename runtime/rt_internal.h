@@ -1,0 +1,154 @@
+/* rt_internal.h — what the runtime's files share and nothing outside
+ * runtime/ (and its unit tests) may include.
+ *
+ * Owns the layouts of the public opaque handles (tlc_runtime, tlc_kernel,
+ * tlc_event), the kernel metadata record the loader and the disk cache both
+ * use, and the error/context helpers every public function goes through.
+ * Sections are by file, as in the public header.
+ *
+ * Locking: rt->lock guards the caches and the kernel, event and allocation
+ * lists; rt->msg_lock guards the error message.  rt->lock may be held while
+ * setting a message (lock order: lock, then msg_lock), never the reverse. */
+#ifndef TLC_RUNTIME_RT_INTERNAL_H
+#define TLC_RUNTIME_RT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler/tlc_compiler.h" /* tlc_param_kind only: the loader calls nothing in it */
+#include "runtime/cuda_driver.h"
+#include "runtime/tlc_runtime.h"
+
+/* ---- kernel metadata (kernel.c builds it, cache.c serializes it) ------------ */
+
+typedef struct RtParam {
+  char *name;            /* parameter name, for messages */
+  tlc_param_kind kind;   /* what the kernel expects at launch */
+} RtParam;
+
+/* Everything needed to load and launch a kernel, owned by the record. */
+typedef struct RtKernelMeta {
+  char *symbol;          /* .entry name in the PTX */
+  int num_warps;         /* blockDim.x = 32 * num_warps */
+  int shared_bytes;      /* dynamic shared memory per program */
+  int nparams;           /* runtime parameters, in launch order */
+  RtParam *params;
+  char *ptx;             /* NUL-terminated PTX text */
+} RtKernelMeta;
+
+void rt_meta_free(RtKernelMeta *m);
+
+/* ---- cache.c: in-memory table ---------------------------------------------- */
+
+typedef struct RtCache {
+  char *dir;             /* disk cache folder; NULL = disk cache off */
+  uint64_t salt;         /* identity of the compiler library, mixed into keys (set by jit.c) */
+  uint64_t *keys;        /* open addressing, linear probing; 0 marks a free slot */
+  tlc_kernel **vals;
+  size_t cap, count;
+} RtCache;
+
+/* ---- memory.c: live allocations --------------------------------------------- */
+
+typedef struct RtPtrSet {
+  uint64_t *slots;       /* open addressing; 0 = free (the driver never returns 0) */
+  size_t cap, count;
+} RtPtrSet;
+
+/* ---- the handles ------------------------------------------------------------ */
+
+struct tlc_runtime {
+  pthread_mutex_t lock;     /* caches, kernel/event lists, allocation set */
+  pthread_mutex_t msg_lock; /* msg */
+  tlc_status open_status;   /* TLC_OK, or why tlc_runtime_open failed (every call returns it) */
+  char *msg;                /* the most recent failure's message; "" before any */
+  size_t msg_cap;
+
+  const RtDriver *drv;      /* NULL when the driver could not be loaded */
+  int ordinal;
+  CUdevice dev;
+  CUcontext ctx;            /* the device's primary context */
+  bool ctx_retained;
+
+  int capability;           /* 10 * major + minor */
+  char arch[16];            /* "sm_90a" */
+  char name[256];           /* "NVIDIA H100 80GB HBM3" */
+  int sm_count;
+  int max_grid[3];
+  int max_threads_per_block;
+  int smem_default;         /* shared memory per block without opt-in (48 KiB) */
+  int smem_optin;           /* the opt-in maximum (227 KiB on H100) */
+
+  RtCache cache;
+  RtPtrSet allocs;          /* device memory from tlc_malloc not yet freed */
+  tlc_kernel *kernels;      /* every loaded kernel, newest first */
+  tlc_event *events;        /* every live event */
+};
+
+struct tlc_kernel {
+  tlc_runtime *rt;
+  tlc_kernel *next;         /* rt->kernels list */
+  char *name;               /* the name messages use: the requested kernel or the symbol */
+  RtKernelMeta meta;
+  CUmodule module;
+  CUfunction fn;
+  int static_shared;        /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES */
+  int num_regs;
+  double compile_ms;        /* 0 when it came from a cache or from PTX */
+};
+
+struct tlc_event {
+  tlc_runtime *rt;
+  tlc_event *prev, *next;   /* rt->events list */
+  CUevent ev;
+};
+
+/* ---- runtime.c: errors and context ------------------------------------------ */
+
+/* Set rt's message (printf-style) and return st.  rt may be NULL. */
+tlc_status rt_fail(tlc_runtime *rt, tlc_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same, with ": <driver error name> (<driver text>)" appended. */
+tlc_status rt_fail_cuda(tlc_runtime *rt, tlc_status st, CUresult r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* TLC_OK when rt can be used: not NULL (TLC_ERR_INVALID) and opened
+ * (otherwise the status of the failed open, message unchanged). */
+tlc_status rt_usable(const tlc_runtime *rt);
+/* rt_usable, then make the primary context current on this thread. */
+tlc_status rt_enter(tlc_runtime *rt);
+
+/* ---- memory.c ----------------------------------------------------------------- */
+
+/* Free every allocation still live (runtime close). */
+void rt_memory_release_all(tlc_runtime *rt);
+
+/* ---- event.c ------------------------------------------------------------------ */
+
+void rt_events_release_all(tlc_runtime *rt);
+
+/* ---- kernel.c ----------------------------------------------------------------- */
+
+/* Load meta's PTX as a module, find its entry, check and set its launch
+ * resources, and link the kernel into rt.  Takes ownership of *meta (zeroed
+ * on return, success or not).  `name` names the kernel in messages (NULL =
+ * the symbol). */
+tlc_status rt_kernel_load(tlc_runtime *rt, RtKernelMeta *meta, const char *name,
+                          double compile_ms, tlc_kernel **out);
+/* Unload and free every kernel of rt (runtime close). */
+void rt_kernels_release_all(tlc_runtime *rt);
+/* "ptr", "i32", "fp16", ... and the bytes the driver copies, without
+ * calling into the compiler library. */
+const char *rt_param_kind_name(tlc_param_kind k);
+size_t rt_param_kind_size(tlc_param_kind k);
+char *rt_strdup(const char *s);
+
+/* ---- jit.c -------------------------------------------------------------------- */
+
+/* The cache key tlc_kernel_from_source would use for this request (the unit
+ * tests seed the disk cache with it). */
+tlc_status rt_jit_key(tlc_runtime *rt, const char *source, const char *name,
+                      const char *signature, const tlc_kernel_options *opt, uint64_t *key);
+
+#endif

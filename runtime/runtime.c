@@ -1,0 +1,239 @@
+/* runtime.c — opening and closing a runtime: driver, device, primary
+ * context; the error message; device facts.
+ *
+ * Owns tlc_runtime's life cycle and the two helpers every other file starts
+ * with: rt_usable (is this a handle that opened?) and rt_enter (make the
+ * primary context current on the calling thread).  The runtime uses the
+ * device's primary context, the one the CUDA runtime and PyTorch use, and
+ * sets it current on each call that needs it, so it can be mixed with them
+ * in one process and called from any thread.
+ *
+ * A failed open still returns a handle: it remembers the status and message,
+ * and every later call on it returns that status with the message unchanged. */
+#include "runtime/rt_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cache.h"
+
+/* ---- the message ------------------------------------------------------------- */
+
+/* Format into rt->msg, growing it; when memory runs out the message is
+ * truncated to the buffer it already has rather than lost. */
+static void rt_set_message_v(tlc_runtime *rt, const char *suffix, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) n = 0;
+  size_t need = (size_t)n + strlen(suffix) + 1;
+  pthread_mutex_lock(&rt->msg_lock);
+  if (need > rt->msg_cap) {
+    char *m = realloc(rt->msg, need);
+    if (m) {
+      rt->msg = m;
+      rt->msg_cap = need;
+    }
+  }
+  vsnprintf(rt->msg, rt->msg_cap, fmt, ap);
+  size_t len = strlen(rt->msg);
+  snprintf(rt->msg + len, rt->msg_cap - len, "%s", suffix);
+  pthread_mutex_unlock(&rt->msg_lock);
+}
+
+tlc_status rt_fail(tlc_runtime *rt, tlc_status st, const char *fmt, ...) {
+  if (!rt || !rt->msg) return st;
+  va_list ap;
+  va_start(ap, fmt);
+  rt_set_message_v(rt, "", fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+tlc_status rt_fail_cuda(tlc_runtime *rt, tlc_status st, CUresult r, const char *fmt, ...) {
+  if (!rt || !rt->msg) return st;
+  char text[320], suffix[330];
+  snprintf(suffix, sizeof suffix, ": %s", rt_cuda_error_text(rt->drv, r, text, sizeof text));
+  va_list ap;
+  va_start(ap, fmt);
+  rt_set_message_v(rt, suffix, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+const char *tlc_runtime_error(const tlc_runtime *rt) {
+  if (!rt) return "NULL tlc_runtime handle (tlc_runtime_open could not allocate one)";
+  return rt->msg ? rt->msg : "";
+}
+
+const char *tlc_status_name(tlc_status s) {
+  switch (s) {
+  case TLC_OK: return "TLC_OK";
+  case TLC_ERR_NO_DRIVER: return "TLC_ERR_NO_DRIVER";
+  case TLC_ERR_NO_DEVICE: return "TLC_ERR_NO_DEVICE";
+  case TLC_ERR_COMPILE: return "TLC_ERR_COMPILE";
+  case TLC_ERR_LOAD: return "TLC_ERR_LOAD";
+  case TLC_ERR_ARGS: return "TLC_ERR_ARGS";
+  case TLC_ERR_LAUNCH: return "TLC_ERR_LAUNCH";
+  case TLC_ERR_CUDA: return "TLC_ERR_CUDA";
+  case TLC_ERR_IO: return "TLC_ERR_IO";
+  case TLC_ERR_INVALID: return "TLC_ERR_INVALID";
+  }
+  return "TLC_ERR_(unknown status)";
+}
+
+/* ---- using a runtime ---------------------------------------------------------- */
+
+tlc_status rt_usable(const tlc_runtime *rt) {
+  if (!rt) return TLC_ERR_INVALID;
+  return rt->open_status;
+}
+
+tlc_status rt_enter(tlc_runtime *rt) {
+  tlc_status st = rt_usable(rt);
+  if (st != TLC_OK) return st;
+  CUcontext cur = NULL;
+  if (rt->drv->cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == rt->ctx) return TLC_OK;
+  CUresult r = rt->drv->cuCtxSetCurrent(rt->ctx);
+  if (r != CUDA_SUCCESS)
+    return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "cuCtxSetCurrent (the primary context of device %d)",
+                        rt->ordinal);
+  return TLC_OK;
+}
+
+/* ---- opening ------------------------------------------------------------------ */
+
+static tlc_status rt_device_attr(tlc_runtime *rt, CUdevice_attribute attr, const char *what,
+                                 int *out) {
+  CUresult r = rt->drv->cuDeviceGetAttribute(out, attr, rt->dev);
+  if (r != CUDA_SUCCESS)
+    return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "cuDeviceGetAttribute(%s) on device %d", what,
+                        rt->ordinal);
+  return TLC_OK;
+}
+
+/* The arch tlc compiles for: the 'a' (architecture-specific) variants where
+ * tlc uses their features (wgmma and TMA on sm_90a). */
+static void rt_arch_of(int capability, char *buf, size_t len) {
+  if (capability == 90 || capability == 100)
+    snprintf(buf, len, "sm_%da", capability);
+  else
+    snprintf(buf, len, "sm_%d", capability);
+}
+
+static tlc_status rt_open_device(tlc_runtime *rt, int ordinal) {
+  char err[1024];
+  CUresult r;
+  const RtDriver *drv = rt_driver_load(err, sizeof err, &r);
+  if (!drv) {
+    /* Library or symbol missing (r == SUCCESS), or cuInit failed: no device
+     * is "no device"; anything else means the driver is not usable. */
+    return rt_fail(rt, r == CUDA_ERROR_NO_DEVICE ? TLC_ERR_NO_DEVICE : TLC_ERR_NO_DRIVER, "%s", err);
+  }
+  rt->drv = drv;
+
+  int count = 0;
+  r = drv->cuDeviceGetCount(&count);
+  if (r != CUDA_SUCCESS) return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "cuDeviceGetCount");
+  if (count <= 0) {
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    return rt_fail(rt, TLC_ERR_NO_DEVICE, "the CUDA driver sees no device%s%s%s",
+                   vis ? " (CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "", vis ? ")" : "");
+  }
+  if (ordinal < 0 || ordinal >= count)
+    return rt_fail(rt, TLC_ERR_NO_DEVICE,
+                   "there is no CUDA device %d: this machine has %d (ordinals 0 to %d)", ordinal,
+                   count, count - 1);
+  r = drv->cuDeviceGet(&rt->dev, ordinal);
+  if (r != CUDA_SUCCESS) return rt_fail_cuda(rt, TLC_ERR_NO_DEVICE, r, "cuDeviceGet(%d)", ordinal);
+
+  int major = 0, minor = 0;
+  tlc_status st;
+  if ((st = rt_device_attr(rt, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "compute capability major", &major)) ||
+      (st = rt_device_attr(rt, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "compute capability minor", &minor)) ||
+      (st = rt_device_attr(rt, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "multiprocessor count", &rt->sm_count)) ||
+      (st = rt_device_attr(rt, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, "max grid x", &rt->max_grid[0])) ||
+      (st = rt_device_attr(rt, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, "max grid y", &rt->max_grid[1])) ||
+      (st = rt_device_attr(rt, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, "max grid z", &rt->max_grid[2])) ||
+      (st = rt_device_attr(rt, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "max threads per block", &rt->max_threads_per_block)) ||
+      (st = rt_device_attr(rt, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "max shared memory per block", &rt->smem_default)) ||
+      (st = rt_device_attr(rt, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "max shared memory per block (opt-in)", &rt->smem_optin)))
+    return st;
+  rt->capability = 10 * major + minor;
+  rt_arch_of(rt->capability, rt->arch, sizeof rt->arch);
+  r = drv->cuDeviceGetName(rt->name, (int)sizeof rt->name, rt->dev);
+  if (r != CUDA_SUCCESS) snprintf(rt->name, sizeof rt->name, "CUDA device %d", ordinal);
+  rt->name[sizeof rt->name - 1] = 0;
+
+  r = drv->cuDevicePrimaryCtxRetain(&rt->ctx, rt->dev);
+  if (r != CUDA_SUCCESS)
+    return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "cuDevicePrimaryCtxRetain on device %d (%s)", ordinal,
+                        rt->name);
+  rt->ctx_retained = true;
+  r = drv->cuCtxSetCurrent(rt->ctx);
+  if (r != CUDA_SUCCESS)
+    return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "cuCtxSetCurrent (the primary context of device %d)",
+                        ordinal);
+  rt_cache_init(&rt->cache);
+  return TLC_OK;
+}
+
+tlc_status tlc_runtime_open(int ordinal, tlc_runtime **out) {
+  if (!out) return TLC_ERR_INVALID;
+  tlc_runtime *rt = calloc(1, sizeof *rt);
+  char *msg = calloc(1, 256);
+  if (!rt || !msg) {
+    free(rt);
+    free(msg);
+    *out = NULL; /* the one failure without a handle: tlc_runtime_error(NULL) says so */
+    return TLC_ERR_INVALID;
+  }
+  pthread_mutex_init(&rt->lock, NULL);
+  pthread_mutex_init(&rt->msg_lock, NULL);
+  rt->msg = msg;
+  rt->msg_cap = 256;
+  rt->ordinal = ordinal;
+  rt->open_status = rt_open_device(rt, ordinal);
+  *out = rt;
+  return rt->open_status;
+}
+
+void tlc_runtime_close(tlc_runtime *rt) {
+  if (!rt) return;
+  if (rt->drv && rt->ctx_retained) {
+    /* Modules, events and memory belong to the primary context: make it
+     * current to release them, whatever this thread had current. */
+    rt->drv->cuCtxSetCurrent(rt->ctx);
+    rt_events_release_all(rt);
+    rt_kernels_release_all(rt);
+    rt_memory_release_all(rt);
+    rt->drv->cuDevicePrimaryCtxRelease(rt->dev);
+  }
+  rt_cache_free(&rt->cache);
+  free(rt->allocs.slots);
+  free(rt->msg);
+  pthread_mutex_destroy(&rt->lock);
+  pthread_mutex_destroy(&rt->msg_lock);
+  free(rt);
+}
+
+/* ---- device facts -------------------------------------------------------------- */
+
+int tlc_device_capability(const tlc_runtime *rt) {
+  return rt_usable(rt) == TLC_OK ? rt->capability : 0;
+}
+
+const char *tlc_device_arch(const tlc_runtime *rt) {
+  return rt_usable(rt) == TLC_OK ? rt->arch : "";
+}
+
+const char *tlc_device_name(const tlc_runtime *rt) {
+  return rt_usable(rt) == TLC_OK ? rt->name : "";
+}
+
+int tlc_device_sm_count(const tlc_runtime *rt) {
+  return rt_usable(rt) == TLC_OK ? rt->sm_count : 0;
+}

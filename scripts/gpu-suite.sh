@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# gpu-suite.sh [BUILD_DIR] [--quick] — everything the GPU machine runs, in
+# one call, from a carried, already-built build folder (default build-gpu;
+# see scripts/build-gpu.sh):
+#
+#   1. ctest -L gpu (the examples and the GPU tests), fresh compile cache
+#   2. every example program (build/bin/ex_*) once more, directly, with new
+#      random seeds and the now warm cache; their RESULT lines collected
+#   3. the benchmark, bench/run.sh (tlc vs Triton vs torch)
+#
+# and prints last two short tables: the examples (kernel | size | max rel
+# err over both runs | time | status) and the benchmark.  Full logs go to
+# $OUT (default /tmp/tlc-out).  Stays inside $SUITE_SECONDS (default 480)
+# by cutting each step's time limit.  Exit status 0 only if every step
+# passed.  --quick: the benchmark's acceptance sizes only; --smoke: tiny
+# benchmark sizes (checks the harness, measures nothing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=build-gpu
+bench_args=()
+for a in "$@"; do
+  case "$a" in
+    --quick|--smoke) bench_args+=("$a") ;;
+    -*) echo "gpu-suite: unknown option $a" >&2; exit 2 ;;
+    *) build=$a ;;
+  esac
+done
+out=${OUT:-/tmp/tlc-out}
+mkdir -p "$out"
+export OUT=$out
+budget=${SUITE_SECONDS:-480}
+deadline=$((SECONDS + budget))
+left() { echo $((deadline - SECONDS)); }
+cap() { # cap WANT RESERVE: WANT seconds, or what is left after RESERVE
+  local l=$(($(left) - $2))
+  if [ "$l" -lt "$1" ]; then echo "$l"; else echo "$1"; fi
+}
+note() { echo "[gpu-suite $(date +%H:%M:%S) +${SECONDS}s] $*"; }
+
+if [ ! -d "$build/bin" ]; then
+  echo "gpu-suite: no build folder '$build' (build it with scripts/build-gpu.sh and carry it)" >&2
+  exit 2
+fi
+results=$out/results.txt
+: >"$results"
+status_ctest=0 status_examples=0 status_bench=0
+
+note "repo $(pwd), build $build, logs $out, budget ${budget}s"
+{
+  echo "== host"; uname -a; echo "pwd: $(pwd)"
+  echo "== GPU (read-only query)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu --format=csv 2>&1 || true
+  echo "== ptxas"; command -v ptxas && ptxas --version 2>&1 | tail -1 || true
+  echo "== build"; ls -la "$build/bin" "$build/lib" 2>&1 || true
+} >"$out/env.log" 2>&1
+grep -A1 '^name' "$out/env.log" | tail -1 | sed 's/^/GPU: /' || true
+
+# A fresh compile cache for this suite: step 1 compiles everything from
+# source (the cold path), step 2 finds it cached (the warm path).
+export TLC_CACHE_DIR=$out/tlc-cache
+rm -rf "$TLC_CACHE_DIR"
+mkdir -p "$TLC_CACHE_DIR"
+
+# ---- 1. ctest -L gpu -------------------------------------------------------------
+t=$(cap 180 240)
+if [ "$t" -gt 10 ]; then
+  note "ctest -L gpu (limit ${t}s)"
+  timeout "$t" ctest --test-dir "$build" -L gpu --output-on-failure --timeout 120 \
+    >"$out/ctest-gpu.log" 2>&1 || status_ctest=$?
+  cp "$build/Testing/Temporary/LastTest.log" "$out/ctest-LastTest.log" 2>/dev/null || true
+  grep -E '^[0-9]+% tests passed|tests failed|Not Run|\*\*\*|Failed|Skipped' "$out/ctest-gpu.log" | tail -15 || true
+  if grep -q 'No tests were found' "$out/ctest-gpu.log"; then
+    note "ctest found no gpu tests in $build"
+    status_ctest=1
+  fi
+  grep -h '^RESULT ' "$out/ctest-LastTest.log" 2>/dev/null | sed 's/^/ctest /' >>"$results" || true
+else
+  note "ctest skipped: no time left"
+  status_ctest=124
+fi
+
+# ---- 2. the example programs, directly --------------------------------------------------
+ran=0
+for exe in "$build"/bin/ex_*; do
+  [ -x "$exe" ] || continue
+  name=$(basename "$exe")
+  [ "$name" = ex_selftest ] && continue
+  t=$(cap 90 150)
+  if [ "$t" -le 5 ]; then
+    note "$name skipped: no time left"
+    echo "RESULT kernel=$name size=- rel_err=nan max_abs=nan tol=- unwritten=- oob=- stable=- time_us=nan gbps=nan status=NOT_RUN seed=0" | sed 's/^/direct /' >>"$results"
+    status_examples=1
+    continue
+  fi
+  rc=0
+  timeout "$t" "$exe" >"$out/$name.log" 2>&1 || rc=$?
+  ran=$((ran + 1))
+  n_pass=$(grep -c '^RESULT .*status=PASS' "$out/$name.log" || true)
+  n_all=$(grep -c '^RESULT ' "$out/$name.log" || true)
+  case $rc in
+    0) note "$name: $n_pass/$n_all passed" ;;
+    77) note "$name: SKIPPED ($(grep -m1 '^SKIP' "$out/$name.log" || echo 'no reason given')) — no GPU seen"; status_examples=1 ;;
+    124) note "$name: TIMED OUT after ${t}s ($n_pass/$n_all passed before)"; status_examples=1 ;;
+    *) note "$name: exit $rc, $n_pass/$n_all passed"; status_examples=1 ;;
+  esac
+  grep -h '^RESULT ' "$out/$name.log" | sed 's/^/direct /' >>"$results" || true
+done
+[ "$ran" -gt 0 ] || { note "no example programs in $build/bin"; status_examples=1; }
+
+# ---- 3. the benchmark ---------------------------------------------------------------
+t=$(cap 330 15)
+if [ "$t" -gt 30 ]; then
+  note "bench/run.sh (limit ${t}s)"
+  timeout "$t" bash bench/run.sh "$build" "${bench_args[@]}" >"$out/bench.log" 2>&1 || status_bench=$?
+else
+  note "benchmark skipped: no time left"
+  status_bench=124
+fi
+
+# ---- tables -----------------------------------------------------------------------------
+{
+  echo
+  echo "== failures (details in $out/*.log)"
+  grep -h -E '^(DETAIL|FATAL)|error:' "$out"/ex_*.log 2>/dev/null | head -40 || true
+  grep -E 'Failed|\*\*\*' "$out/ctest-gpu.log" 2>/dev/null | head -20 || true
+} >"$out/failures.txt"
+if [ "$(grep -vc '^==\|^$' "$out/failures.txt" || true)" -gt 0 ]; then cat "$out/failures.txt"; fi
+
+awk '
+function kv(line, arr,   n, i, f, p) {
+  delete arr
+  n = split(line, f, " ")
+  for (i = 3; i <= n; i++) { p = index(f[i], "="); if (p) arr[substr(f[i], 1, p - 1)] = substr(f[i], p + 1) }
+}
+{
+  kv($0, a)
+  key = a["kernel"] SUBSEP a["size"]
+  if (!(key in seen)) { seen[key] = 1; order[++nk] = key; kn[key] = a["kernel"]; sz[key] = a["size"]; st[key] = "PASS" }
+  runs[key]++
+  e = a["rel_err"]
+  if (e ~ /nan/) isnan[key] = 1
+  else if (!(key in mx) || e + 0 > mx[key]) mx[key] = e + 0
+  if (a["status"] != "PASS") st[key] = a["status"]
+  if ($1 == "direct") { tm[key] = a["time_us"]; bw[key] = a["gbps"] }
+}
+END {
+  printf "\n%-22s %-20s %12s %11s %9s %5s  %s\n", "kernel", "size", "max rel err", "time (us)", "GB/s", "runs", "status"
+  for (i = 1; i <= nk; i++) {
+    k = order[i]
+    e = (k in isnan) ? "nan" : ((k in mx) ? sprintf("%.2e", mx[k]) : "-")
+    printf "%-22s %-20s %12s %11s %9s %5d  %s\n", kn[k], sz[k], e, (k in tm) ? tm[k] : "-", (k in bw) ? bw[k] : "-", runs[k], st[k]
+    if (st[k] == "PASS") np++; else nf++
+  }
+  if (nk == 0) print "(no RESULT lines: see the logs)"
+  printf "examples: %d (kernel, size) cases passed, %d failed\n", np, nf
+}' "$results" | tee "$out/examples-table.txt"
+echo
+if [ -s "$out/bench-table.txt" ]; then
+  cat "$out/bench-table.txt"
+else
+  echo "benchmark: no table (see $out/bench.log)"
+  tail -5 "$out/bench.log" 2>/dev/null || true
+fi
+echo
+verdict=PASS
+[ "$status_ctest" = 0 ] && [ "$status_examples" = 0 ] && [ "$status_bench" = 0 ] || verdict=FAIL
+echo "gpu-suite: $verdict (ctest exit $status_ctest, examples $status_examples, bench exit $status_bench; ${SECONDS}s; logs in $out)"
+[ "$verdict" = PASS ]

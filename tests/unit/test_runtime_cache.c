@@ -1,0 +1,284 @@
+/* test_runtime_cache.c — the compile cache's internals (runtime/cache.h):
+ * entries round-trip through memory and disk; every single-byte change,
+ * every truncation, a trailing byte, a key mismatch and well-checksummed
+ * nonsense are all rejected; a rejected entry is rewritten; writes leave no
+ * temporary files; the folder comes from the environment; the in-memory
+ * table survives growth. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime/cache.h"
+
+static int failures;
+
+#define CHECK(cond)                                                         \
+  do {                                                                      \
+    if (!(cond)) {                                                          \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      failures++;                                                           \
+    }                                                                       \
+  } while (0)
+
+static const char *kPtx =
+    ".version 7.8\n.target sm_80\n.address_size 64\n\n"
+    ".visible .entry add_kernel(.param .u64 p0, .param .u64 p1, .param .u32 p2)\n{\n  ret;\n}\n";
+
+static RtKernelMeta make_meta(void) {
+  RtKernelMeta m = {0};
+  m.symbol = rt_strdup("add_kernel");
+  m.num_warps = 4;
+  m.shared_bytes = 65536;
+  m.nparams = 3;
+  m.params = calloc(4, sizeof *m.params);
+  m.params[0] = (RtParam){rt_strdup("x_ptr"), TLC_PARAM_PTR};
+  m.params[1] = (RtParam){rt_strdup("out_ptr"), TLC_PARAM_PTR};
+  m.params[2] = (RtParam){rt_strdup("n"), TLC_PARAM_I32};
+  m.ptx = rt_strdup(kPtx);
+  return m;
+}
+
+static int meta_equal(const RtKernelMeta *a, const RtKernelMeta *b) {
+  if (strcmp(a->symbol, b->symbol) || a->num_warps != b->num_warps ||
+      a->shared_bytes != b->shared_bytes || a->nparams != b->nparams || strcmp(a->ptx, b->ptx))
+    return 0;
+  for (int i = 0; i < a->nparams; i++)
+    if (strcmp(a->params[i].name, b->params[i].name) || a->params[i].kind != b->params[i].kind)
+      return 0;
+  return 1;
+}
+
+static int count_files(const char *dir) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  if (!d) return -1;
+  for (struct dirent *e; (e = readdir(d));)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+  closedir(d);
+  return n;
+}
+
+static void write_bytes(const char *path, const unsigned char *b, size_t n) {
+  FILE *f = fopen(path, "wb");
+  CHECK(f != NULL);
+  if (!f) return;
+  CHECK(fwrite(b, 1, n, f) == n);
+  fclose(f);
+}
+
+static void test_hash_and_key(void) {
+  CHECK(rt_hash64("abc", 3, 0) == rt_hash64("abc", 3, 0));
+  CHECK(rt_hash64("abc", 3, 0) != rt_hash64("abd", 3, 0));
+  CHECK(rt_hash64("abc", 3, 0) != rt_hash64("abc", 3, 1));
+  RtCache a = {0}, b = {0};
+  a.salt = 1;
+  b.salt = 2;
+  CHECK(rt_cache_key(&a, 42) != rt_cache_key(&b, 42)); /* another compiler build, another key */
+  CHECK(rt_cache_key(&a, 42) == rt_cache_key(&a, 42));
+  CHECK(rt_cache_key(&a, 42) != rt_cache_key(&a, 43));
+  CHECK(rt_cache_key(&a, 0) != 0);
+}
+
+static void test_encode_decode(void) {
+  RtKernelMeta m = make_meta(), back;
+  unsigned char *buf;
+  size_t len;
+  const uint64_t key = 0x0123456789abcdefull;
+  CHECK(rt_cache_encode(key, &m, &buf, &len) == 0);
+  CHECK(len > RT_CACHE_HEADER_SIZE);
+  CHECK(!memcmp(buf, RT_CACHE_MAGIC, 8));
+  const char *why = NULL;
+  CHECK(rt_cache_decode(buf, len, key, &back, &why) == 0);
+  CHECK(meta_equal(&m, &back));
+  rt_meta_free(&back);
+
+  /* Every single-byte change anywhere in the file is caught. */
+  int accepted = 0;
+  for (size_t i = 0; i < len; i++) {
+    for (int bit = 0; bit < 8; bit += 7) {
+      buf[i] ^= (unsigned char)(1u << bit);
+      if (rt_cache_decode(buf, len, key, &back, &why) == 0) {
+        accepted++;
+        rt_meta_free(&back);
+      }
+      buf[i] ^= (unsigned char)(1u << bit);
+    }
+  }
+  CHECK(accepted == 0);
+
+  /* Every truncation, and a trailing byte. */
+  for (size_t n = 0; n < len; n++) {
+    if (rt_cache_decode(buf, n, key, &back, &why) == 0) {
+      accepted++;
+      rt_meta_free(&back);
+    }
+  }
+  CHECK(accepted == 0);
+  unsigned char *longer = malloc(len + 1);
+  memcpy(longer, buf, len);
+  longer[len] = 0;
+  CHECK(rt_cache_decode(longer, len + 1, key, &back, &why) != 0);
+  free(longer);
+
+  /* Another key's entry (a colliding file name can't pass for this one). */
+  CHECK(rt_cache_decode(buf, len, key + 1, &back, &why) != 0);
+  CHECK(why && !strcmp(why, "key mismatch"));
+
+  /* Nonsense with a valid checksum: parameter kind out of range, too many warps. */
+  unsigned char *bad = malloc(len);
+  memcpy(bad, buf, len);
+  size_t kind_at = RT_CACHE_HEADER_SIZE + 12 + 4 + strlen("add_kernel"); /* first param's kind */
+  bad[kind_at] = 200;
+  uint64_t sum = rt_hash64(bad + RT_CACHE_HEADER_SIZE, len - RT_CACHE_HEADER_SIZE, 0);
+  for (int i = 0; i < 8; i++) bad[32 + i] = (unsigned char)(sum >> (8 * i));
+  CHECK(rt_cache_decode(bad, len, key, &back, &why) != 0);
+  CHECK(why && !strcmp(why, "bad parameter kind"));
+  memcpy(bad, buf, len);
+  bad[RT_CACHE_HEADER_SIZE] = 64; /* num_warps */
+  sum = rt_hash64(bad + RT_CACHE_HEADER_SIZE, len - RT_CACHE_HEADER_SIZE, 0);
+  for (int i = 0; i < 8; i++) bad[32 + i] = (unsigned char)(sum >> (8 * i));
+  CHECK(rt_cache_decode(bad, len, key, &back, &why) != 0);
+  CHECK(why && !strcmp(why, "bad launch metadata"));
+  free(bad);
+
+  /* Another format version is a miss, not an error. */
+  buf[8] ^= 0x02;
+  CHECK(rt_cache_decode(buf, len, key, &back, &why) != 0);
+  CHECK(why && !strcmp(why, "other format version"));
+  free(buf);
+  rt_meta_free(&m);
+}
+
+static void test_disk(const char *root) {
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/nested/cache", root); /* created on first write */
+  RtKernelMeta m = make_meta(), back;
+  const uint64_t key = 0xfeedfacecafebeefull;
+  const char *why = NULL;
+
+  CHECK(rt_cache_read(dir, key, &back, &why) != 0); /* absent */
+  CHECK(rt_cache_write(dir, key, &m) == 0);
+  CHECK(count_files(dir) == 1); /* no temporary left behind */
+  char *path = rt_cache_entry_path(dir, key);
+  char expect[600];
+  snprintf(expect, sizeof expect, "%s/feedfacecafebeef.tlc", dir);
+  CHECK(!strcmp(path, expect));
+  CHECK(rt_cache_read(dir, key, &back, &why) == 0);
+  CHECK(meta_equal(&m, &back));
+  rt_meta_free(&back);
+
+  /* The same file asked for under another key. */
+  CHECK(rt_cache_read(dir, key ^ 1, &back, &why) != 0);
+
+  /* Flip a byte in the PTX on disk: rejected; rewriting repairs it. */
+  FILE *f = fopen(path, "rb");
+  unsigned char file[4096];
+  size_t n = f ? fread(file, 1, sizeof file, f) : 0;
+  if (f) fclose(f);
+  CHECK(n > RT_CACHE_HEADER_SIZE);
+  file[n - 10] ^= 0x20;
+  write_bytes(path, file, n);
+  CHECK(rt_cache_read(dir, key, &back, &why) != 0);
+  CHECK(why && !strcmp(why, "checksum mismatch"));
+  CHECK(rt_cache_write(dir, key, &m) == 0);
+  CHECK(rt_cache_read(dir, key, &back, &why) == 0);
+  rt_meta_free(&back);
+
+  /* Truncated (a crash mid-write by something that did not rename). */
+  CHECK(truncate(path, (off_t)(n / 2)) == 0);
+  CHECK(rt_cache_read(dir, key, &back, &why) != 0);
+  CHECK(truncate(path, 0) == 0);
+  CHECK(rt_cache_read(dir, key, &back, &why) != 0);
+
+  /* Garbage of the right size. */
+  memset(file, 'x', n);
+  write_bytes(path, file, n);
+  CHECK(rt_cache_read(dir, key, &back, &why) != 0);
+  CHECK(why && !strcmp(why, "bad magic"));
+
+  /* A folder where the entry should be is a miss, and writing over it fails cleanly. */
+  unlink(path);
+  CHECK(mkdir(path, 0755) == 0);
+  CHECK(rt_cache_read(dir, key, &back, &why) != 0);
+  CHECK(rt_cache_write(dir, key, &m) != 0);
+  CHECK(count_files(dir) == 1); /* the failed write removed its temporary */
+  rmdir(path);
+
+  /* Atomic write of arbitrary bytes, and mkdir -p of an existing folder. */
+  CHECK(rt_mkdir_p(dir) == 0);
+  CHECK(rt_write_file_atomic(path, "hello", 5) == 0);
+  CHECK(rt_cache_read(dir, key, &back, &why) != 0);
+  unlink(path);
+  free(path);
+  rt_meta_free(&m);
+
+  /* A file where the folder should be. */
+  char blocked[600];
+  snprintf(blocked, sizeof blocked, "%s/file", root);
+  write_bytes(blocked, (const unsigned char *)"x", 1);
+  char under[700];
+  snprintf(under, sizeof under, "%s/sub", blocked);
+  m = make_meta();
+  CHECK(rt_cache_write(under, key, &m) != 0);
+  rt_meta_free(&m);
+  unlink(blocked);
+}
+
+static void test_dir_from_env(void) {
+  setenv("TLC_CACHE_DIR", "/some/where", 1);
+  char *d = rt_cache_dir_from_env();
+  CHECK(d && !strcmp(d, "/some/where"));
+  free(d);
+  setenv("TLC_CACHE_DIR", "off", 1);
+  CHECK(rt_cache_dir_from_env() == NULL);
+  unsetenv("TLC_CACHE_DIR");
+  setenv("HOME", "/home/tester", 1);
+  d = rt_cache_dir_from_env();
+  CHECK(d && !strcmp(d, "/home/tester/.cache/tlc"));
+  free(d);
+  setenv("TLC_CACHE_DIR", "", 1); /* empty = unset */
+  d = rt_cache_dir_from_env();
+  CHECK(d && !strcmp(d, "/home/tester/.cache/tlc"));
+  free(d);
+  unsetenv("TLC_CACHE_DIR");
+  unsetenv("HOME");
+  CHECK(rt_cache_dir_from_env() == NULL);
+}
+
+static void test_memory_table(void) {
+  RtCache c = {0};
+  tlc_kernel *fake[1000];
+  for (int i = 0; i < 1000; i++) fake[i] = (tlc_kernel *)(uintptr_t)(0x1000 + 16 * i);
+  for (int i = 0; i < 1000; i++) CHECK(rt_cache_put(&c, rt_cache_key(&c, (uint64_t)i), fake[i]) == 0);
+  CHECK(c.count == 1000);
+  int bad = 0;
+  for (int i = 0; i < 1000; i++) bad += rt_cache_get(&c, rt_cache_key(&c, (uint64_t)i)) != fake[i];
+  CHECK(bad == 0);
+  CHECK(rt_cache_get(&c, rt_cache_key(&c, 5000)) == NULL);
+  CHECK(rt_cache_put(&c, rt_cache_key(&c, 7), fake[0]) == 0); /* replace */
+  CHECK(c.count == 1000);
+  CHECK(rt_cache_get(&c, rt_cache_key(&c, 7)) == fake[0]);
+  rt_cache_free(&c);
+}
+
+int main(void) {
+  char root[] = "/tmp/tlc-test-cache-XXXXXX";
+  if (!mkdtemp(root)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  test_hash_and_key();
+  test_encode_decode();
+  test_disk(root);
+  test_dir_from_env();
+  test_memory_table();
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", root);
+  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+  else printf("test_runtime_cache: ok\n");
+  return failures ? 1 : 0;
+}

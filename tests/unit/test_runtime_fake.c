@@ -1,0 +1,601 @@
+/* test_runtime_fake.c — the whole runtime against a fake driver
+ * (test_runtime_fakecuda.c, picked through $TLC_CUDA_DRIVER), so every path
+ * that needs a device runs without one: opening and device facts, the arch
+ * string, memory, argument checking and packing (the bytes the driver would
+ * copy are checked), grid limits, shared-memory opt-in, driver failures at
+ * launch and synchronize, PTX rejection with the JIT log and a repro file,
+ * events, calls from another thread, the JIT layer's compile errors, file
+ * errors and caches (the disk cache is seeded with a hand-written entry, hit,
+ * corrupted and not trusted), and that close releases everything. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime/cache.h"
+#include "runtime/tlc_runtime.h"
+#include "tests/unit/test_runtime_fakecuda.h"
+
+static int failures;
+static FakeCudaState *fake;
+
+#define CHECK(cond)                                                         \
+  do {                                                                      \
+    if (!(cond)) {                                                          \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      failures++;                                                           \
+    }                                                                       \
+  } while (0)
+
+#define OK(rt, call)                                                                          \
+  do {                                                                                        \
+    tlc_status s_ = (call);                                                                   \
+    if (s_ != TLC_OK) {                                                                       \
+      fprintf(stderr, "%s:%d: %s -> %s: %s\n", __FILE__, __LINE__, #call, tlc_status_name(s_), \
+              tlc_runtime_error(rt));                                                         \
+      failures++;                                                                             \
+    }                                                                                         \
+  } while (0)
+
+/* call must fail with status and a message containing part. */
+#define EXPECT(rt, call, status, part)                                                          \
+  do {                                                                                          \
+    tlc_status s_ = (call);                                                                     \
+    const char *m_ = tlc_runtime_error(rt);                                                     \
+    if (s_ != (status) || !strstr(m_, part)) {                                                  \
+      fprintf(stderr, "%s:%d: %s -> %s (expected %s with \"%s\"): %s\n", __FILE__, __LINE__,    \
+              #call, tlc_status_name(s_), tlc_status_name(status), part, m_);                   \
+      failures++;                                                                               \
+    }                                                                                           \
+  } while (0)
+
+static const char kPtx[] =
+    ".version 7.8\n.target sm_80\n.address_size 64\n\n"
+    ".visible .entry add_one(.param .u64 x, .param .u32 n)\n{\n\tret;\n}\n"
+    ".visible .entry mixed(.param .u64 a, .param .u64 b, .param .u8 c, .param .u16 d,\n"
+    "    .param .u32 e, .param .u64 f, .param .b16 g, .param .b16 h, .param .f64 i)\n{\n\tret;\n}\n";
+
+static const tlc_param_desc kAddParams[] = {{"x", "ptr"}, {"n", "i32"}};
+
+static char g_cache_dir[256];
+
+static uint64_t slot_u64(int i) {
+  uint64_t v;
+  memcpy(&v, fake->params[i], 8);
+  return v;
+}
+
+static tlc_runtime *open_fake(int cc_major, int cc_minor) {
+  fake->cc_major = cc_major;
+  fake->cc_minor = cc_minor;
+  tlc_runtime *rt = NULL;
+  tlc_status st = tlc_runtime_open(0, &rt);
+  if (st != TLC_OK)
+    fprintf(stderr, "open on the fake driver: %s: %s\n", tlc_status_name(st), tlc_runtime_error(rt));
+  CHECK(st == TLC_OK);
+  return rt;
+}
+
+/* ---- device ------------------------------------------------------------------------ */
+
+static void test_open(void) {
+  tlc_runtime *rt = open_fake(9, 0);
+  CHECK(tlc_device_capability(rt) == 90);
+  CHECK(!strcmp(tlc_device_arch(rt), "sm_90a"));
+  CHECK(tlc_device_sm_count(rt) == 132);
+  CHECK(strstr(tlc_device_name(rt), "Fake GPU") != NULL);
+  CHECK(fake->primary_refs == 1);
+  tlc_runtime_close(rt);
+  CHECK(fake->primary_refs == 0);
+
+  rt = open_fake(8, 0);
+  CHECK(!strcmp(tlc_device_arch(rt), "sm_80"));
+  tlc_runtime_close(rt);
+  rt = open_fake(8, 6);
+  CHECK(!strcmp(tlc_device_arch(rt), "sm_86"));
+  tlc_runtime_close(rt);
+  rt = open_fake(10, 0);
+  CHECK(!strcmp(tlc_device_arch(rt), "sm_100a"));
+  CHECK(tlc_device_capability(rt) == 100);
+  tlc_runtime_close(rt);
+  rt = open_fake(12, 0);
+  CHECK(!strcmp(tlc_device_arch(rt), "sm_120"));
+  tlc_runtime_close(rt);
+  fake->cc_major = 9;
+  fake->cc_minor = 0;
+
+  rt = NULL;
+  EXPECT(rt, tlc_runtime_open(3, &rt), TLC_ERR_NO_DEVICE, "there is no CUDA device 3");
+  CHECK(tlc_malloc(rt, 4, &(tlc_devptr){0}) == TLC_ERR_NO_DEVICE);
+  tlc_runtime_close(rt);
+  fake->device_count = 0;
+  EXPECT(rt, tlc_runtime_open(0, &rt), TLC_ERR_NO_DEVICE, "sees no device");
+  tlc_runtime_close(rt);
+  fake->device_count = 1;
+  CHECK(fake->primary_refs == 0);
+}
+
+/* ---- memory ------------------------------------------------------------------------ */
+
+static void test_memory(tlc_runtime *rt) {
+  tlc_devptr d = 0;
+  OK(rt, tlc_malloc(rt, 64 * sizeof(uint32_t), &d));
+  OK(rt, tlc_memset_d32(rt, d, 0xdeadbeefu, 64));
+  uint32_t host[64];
+  OK(rt, tlc_memcpy_dtoh(rt, host, d, sizeof host));
+  CHECK(host[0] == 0xdeadbeefu && host[63] == 0xdeadbeefu);
+  OK(rt, tlc_memset_d8(rt, d, 0x5a, 4));
+  OK(rt, tlc_memcpy_dtoh(rt, host, d, 8));
+  CHECK(host[0] == 0x5a5a5a5au && host[1] == 0xdeadbeefu);
+  for (int i = 0; i < 64; i++) host[i] = (uint32_t)i;
+  OK(rt, tlc_memcpy_htod(rt, d, host, sizeof host));
+  uint32_t back[64] = {0};
+  OK(rt, tlc_memcpy_dtoh(rt, back, d, sizeof back));
+  CHECK(!memcmp(host, back, sizeof host));
+
+  tlc_devptr none = 1;
+  EXPECT(rt, tlc_malloc(rt, 0, &none), TLC_ERR_INVALID, "size 0");
+  CHECK(none == 0);
+  OK(rt, tlc_memcpy_dtoh(rt, back, d, 0)); /* zero bytes: nothing to do */
+  EXPECT(rt, tlc_memset_d32(rt, d + 2, 0, 1), TLC_ERR_INVALID, "not 4-byte aligned");
+  OK(rt, tlc_free(rt, d));
+  EXPECT(rt, tlc_free(rt, d), TLC_ERR_INVALID, "already freed");
+  EXPECT(rt, tlc_free(rt, 0x12345678), TLC_ERR_INVALID, "not an allocation of this runtime");
+  OK(rt, tlc_free(rt, 0)); /* like free(NULL) */
+
+  /* Many allocations: the live set grows, shrinks and stays consistent. */
+  tlc_devptr many[300];
+  for (int i = 0; i < 300; i++) OK(rt, tlc_malloc(rt, 16, &many[i]));
+  for (int i = 0; i < 300; i += 2) OK(rt, tlc_free(rt, many[i]));
+  for (int i = 1; i < 300; i += 2) OK(rt, tlc_free(rt, many[i]));
+  CHECK(fake->live_allocs == 0);
+
+  /* A sync failure names the driver's error. */
+  OK(rt, tlc_synchronize(rt));
+  fake->fail_sync = 700;
+  EXPECT(rt, tlc_synchronize(rt), TLC_ERR_CUDA,
+         "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)");
+  fake->fail_sync = 0;
+}
+
+/* ---- kernels and launches ------------------------------------------------------------ */
+
+static void test_launch(tlc_runtime *rt) {
+  tlc_kernel *k = NULL;
+  OK(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 4, 0, kAddParams, 2, &k));
+  if (!k) return;
+  CHECK(tlc_kernel_num_params(k) == 2);
+  CHECK(tlc_kernel_num_warps(k) == 4);
+  CHECK(tlc_kernel_shared_bytes(k) == 0);
+  CHECK(tlc_kernel_compile_ms(k) == 0.0);
+  CHECK(!strcmp(tlc_kernel_ptx(k), kPtx));
+  CHECK(fake->dynamic_smem_attr == -1); /* no opt-in needed */
+
+  tlc_arg args[] = {TLC_PTR(0x7000), TLC_I32(-5)};
+  int before = fake->launches;
+  OK(rt, tlc_launch(k, 10, 2, 3, NULL, args, 2));
+  CHECK(fake->launches == before + 1);
+  CHECK(fake->grid[0] == 10 && fake->grid[1] == 2 && fake->grid[2] == 3);
+  CHECK(fake->block[0] == 128 && fake->block[1] == 1 && fake->block[2] == 1);
+  CHECK(fake->shared_bytes == 0);
+  CHECK(slot_u64(0) == 0x7000);
+  int32_t n;
+  memcpy(&n, fake->params[1], 4);
+  CHECK(n == -5);
+
+  /* i64 -> i32 when it fits */
+  tlc_arg a64[] = {TLC_PTR(0x7000), TLC_I64(123456)};
+  OK(rt, tlc_launch(k, 1, 1, 1, NULL, a64, 2));
+  memcpy(&n, fake->params[1], 4);
+  CHECK(n == 123456);
+
+  /* the messages */
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, args, 1), TLC_ERR_ARGS,
+         "kernel 'add_one' takes 2 arguments (x: ptr, n: i32) but 1 was given");
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, NULL, 0), TLC_ERR_ARGS, "but 0 were given");
+  tlc_arg f[] = {TLC_PTR(0x7000), TLC_F32(1.0f)};
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, f, 2), TLC_ERR_ARGS,
+         "kernel 'add_one' parameter 1 ('n') is i32 but argument 1 is fp32");
+  tlc_arg u[] = {TLC_PTR(0x7000), TLC_U32(1)};
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, u, 2), TLC_ERR_ARGS,
+         "parameter 1 ('n') is i32 but argument 1 is u32");
+  tlc_arg big[] = {TLC_PTR(0x7000), TLC_I64(1ll << 31)};
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, big, 2), TLC_ERR_ARGS,
+         "parameter 1 ('n') is i32 but argument 1 is i64 2147483648, which does not fit");
+  tlc_arg p[] = {TLC_I64(0x7000), TLC_I32(1)};
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, p, 2), TLC_ERR_ARGS,
+         "parameter 0 ('x') is ptr but argument 0 is i64");
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, NULL, 2), TLC_ERR_INVALID, "NULL argument array");
+
+  /* grid checks */
+  before = fake->launches;
+  EXPECT(rt, tlc_launch(k, 0, 1, 1, NULL, args, 2), TLC_ERR_LAUNCH, "grid (0, 1, 1) has a zero x dimension");
+  EXPECT(rt, tlc_launch(k, 1, 1, 0, NULL, args, 2), TLC_ERR_LAUNCH, "zero z dimension");
+  EXPECT(rt, tlc_launch(k, 1, 70000, 1, NULL, args, 2), TLC_ERR_LAUNCH,
+         "grid y dimension 70000 exceeds the limit 65535 of Fake GPU (tlc test driver)");
+  OK(rt, tlc_launch(k, 2147483647u, 65535, 65535, NULL, args, 2));
+  EXPECT(rt, tlc_launch(k, 2147483648u, 1, 1, NULL, args, 2), TLC_ERR_LAUNCH, "grid x dimension");
+  CHECK(fake->launches == before + 1); /* nothing bad reached the driver */
+
+  /* the driver refusing a launch */
+  fake->fail_launch = 701;
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, args, 2), TLC_ERR_LAUNCH,
+         "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES");
+}
+
+static void test_param_kinds(tlc_runtime *rt) {
+  static const tlc_param_desc params[] = {{"a", "i64"}, {"b", "u64"}, {"c", "i8"}, {"d", "u16"},
+                                          {"e", "u32"}, {"f", "ptr"}, {"g", "fp16"}, {"h", "bf16"},
+                                          {"i", "fp64"}};
+  tlc_kernel *k = NULL;
+  OK(rt, tlc_kernel_from_ptx(rt, kPtx, "mixed", 1, 0, params, 9, &k));
+  if (!k) return;
+  tlc_arg args[] = {TLC_I32(-7), TLC_U32(0xfffffffeu), TLC_I32(-128), TLC_U64(65535),
+                    TLC_U64(7),  TLC_PTR(0xabc0),      TLC_F32(1.0f), TLC_F32(-2.5f),
+                    TLC_F64(0.1)};
+  OK(rt, tlc_launch(k, 1, 1, 1, NULL, args, 9));
+  int64_t a;
+  memcpy(&a, fake->params[0], 8);
+  CHECK(a == -7);                          /* i32 widened with its sign */
+  CHECK(slot_u64(1) == 0xfffffffeull);     /* u32 widened with zeros */
+  CHECK(fake->params[2][0] == 0x80);       /* -128 as one byte */
+  uint16_t h;
+  memcpy(&h, fake->params[3], 2);
+  CHECK(h == 65535);
+  uint32_t e;
+  memcpy(&e, fake->params[4], 4);
+  CHECK(e == 7);
+  CHECK(slot_u64(5) == 0xabc0);
+  memcpy(&h, fake->params[6], 2);
+  CHECK(h == 0x3c00);                      /* fp16 1.0 */
+  memcpy(&h, fake->params[7], 2);
+  CHECK(h == 0xc020);                      /* bf16 -2.5 */
+  double dv;
+  memcpy(&dv, fake->params[8], 8);
+  CHECK(dv == 0.1);
+
+  /* fp16 rounding corners: max finite, overflow, smallest subnormal, tie to even */
+  struct { float in; uint16_t out; } f16[] = {
+      {65504.0f, 0x7bff}, {65520.0f, 0x7c00}, {1e9f, 0x7c00}, {-1e9f, 0xfc00},
+      {5.9604645e-8f, 0x0001}, {2.9802322e-8f, 0x0000}, {1.0f + 1.0f / 2048, 0x3c00},
+      {1.0f + 3.0f / 2048, 0x3c02}, {0.0f, 0x0000}, {-0.0f, 0x8000}, {6.1035156e-5f, 0x0400},
+  };
+  for (size_t i = 0; i < sizeof f16 / sizeof *f16; i++) {
+    args[6] = TLC_F32(f16[i].in);
+    OK(rt, tlc_launch(k, 1, 1, 1, NULL, args, 9));
+    memcpy(&h, fake->params[6], 2);
+    if (h != f16[i].out) {
+      fprintf(stderr, "fp16(%g) = 0x%04x, expected 0x%04x\n", (double)f16[i].in, h, f16[i].out);
+      failures++;
+    }
+  }
+  args[6] = TLC_F32(1.0f);
+
+  tlc_arg bad[9];
+  memcpy(bad, args, sizeof bad);
+  bad[2] = TLC_I32(128);
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, bad, 9), TLC_ERR_ARGS,
+         "parameter 2 ('c') is i8 but argument 2 is i32 128, which does not fit");
+  memcpy(bad, args, sizeof bad);
+  bad[3] = TLC_U64(65536);
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, bad, 9), TLC_ERR_ARGS, "('d') is u16 but argument 3 is u64 65536");
+  memcpy(bad, args, sizeof bad);
+  bad[1] = TLC_I64(5);
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, bad, 9), TLC_ERR_ARGS, "('b') is u64 but argument 1 is i64");
+  memcpy(bad, args, sizeof bad);
+  bad[8] = TLC_F32(1.0f);
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, bad, 9), TLC_ERR_ARGS, "('i') is fp64 but argument 8 is fp32");
+  memcpy(bad, args, sizeof bad);
+  bad[6] = TLC_F64(1.0);
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, bad, 9), TLC_ERR_ARGS, "('g') is fp16 but argument 6 is fp64");
+
+  tlc_kernel *k2 = NULL;
+  static const tlc_param_desc typo[] = {{"x", "f32"}};
+  EXPECT(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 4, 0, typo, 1, &k2), TLC_ERR_INVALID,
+         "parameter 0 ('x') has unknown type 'f32'");
+  EXPECT(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 0, 0, kAddParams, 2, &k2), TLC_ERR_INVALID,
+         "num_warps 0 is outside 1..32");
+}
+
+static void test_load(tlc_runtime *rt) {
+  /* Rejected PTX: driver error, JIT log, and a saved repro. */
+  char bad[sizeof kPtx + 32];
+  snprintf(bad, sizeof bad, "%s// SYNTAX_ERROR\n", kPtx);
+  tlc_kernel *k = NULL;
+  EXPECT(rt, tlc_kernel_from_ptx(rt, bad, "add_one", 4, 0, kAddParams, 2, &k), TLC_ERR_LOAD,
+         "kernel 'add_one': the CUDA driver rejected its PTX: cuModuleLoadDataEx: "
+         "CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)\n"
+         "JIT error log:\nptxas application ptx input, line 7; error   : Unknown symbol "
+         "'SYNTAX_ERROR'\nptxas fatal   : Ptx assembly aborted due to errors\n");
+  const char *msg = tlc_runtime_error(rt);
+  const char *cmd = strstr(msg, "reproduce with: ptxas -arch=sm_80 ");
+  CHECK(cmd != NULL);
+  CHECK(k == NULL);
+  if (cmd) {
+    const char *path = cmd + strlen("reproduce with: ptxas -arch=sm_80 ");
+    CHECK(!strncmp(path, g_cache_dir, strlen(g_cache_dir))); /* beside the cache */
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    if (f) {
+      char text[sizeof bad];
+      size_t n = fread(text, 1, sizeof text - 1, f);
+      text[n] = 0;
+      fclose(f);
+      CHECK(!strcmp(text, bad));
+    }
+  }
+
+  EXPECT(rt, tlc_kernel_from_ptx(rt, kPtx, "nope", 4, 0, NULL, 0, &k), TLC_ERR_LOAD,
+         "kernel 'nope': the PTX has no .entry 'nope': CUDA_ERROR_NOT_FOUND");
+
+  /* Shared memory: the opt-in attribute above 48 KiB, a clear error above the device's maximum. */
+  OK(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 4, 100000, kAddParams, 2, &k));
+  CHECK(fake->dynamic_smem_attr == 100000);
+  tlc_arg args[] = {TLC_PTR(0x7000), TLC_I32(1)};
+  if (k) OK(rt, tlc_launch(k, 1, 1, 1, NULL, args, 2));
+  CHECK(fake->shared_bytes == 100000);
+  EXPECT(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 4, 300000, kAddParams, 2, &k), TLC_ERR_LAUNCH,
+         "kernel 'add_one' needs 300000 bytes of shared memory per program (300000 dynamic + 0 "
+         "static) but Fake GPU (tlc test driver) allows at most 232448 per block");
+  fake->static_shared = 40000; /* static + dynamic over 48 KiB: opt-in too */
+  fake->dynamic_smem_attr = -1;
+  OK(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 4, 10000, kAddParams, 2, &k));
+  CHECK(fake->dynamic_smem_attr == 10000);
+  fake->static_shared = 0;
+
+  /* Too many threads for the kernel's registers. */
+  fake->max_threads_per_function = 256;
+  EXPECT(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 16, 0, kAddParams, 2, &k), TLC_ERR_LAUNCH,
+         "runs 512 threads per program (num_warps=16) but uses 40 registers per thread");
+  fake->max_threads_per_function = 1024;
+}
+
+static void test_events(tlc_runtime *rt) {
+  tlc_event *a = NULL, *b = NULL, *c = NULL;
+  OK(rt, tlc_event_create(rt, &a));
+  OK(rt, tlc_event_create(rt, &b));
+  OK(rt, tlc_event_create(rt, &c)); /* left for close to destroy */
+  float ms = 0;
+  EXPECT(rt, tlc_event_elapsed_ms(a, b, &ms), TLC_ERR_CUDA, "cuEventElapsedTime");
+  OK(rt, tlc_event_record(a, NULL));
+  OK(rt, tlc_event_record(b, NULL));
+  OK(rt, tlc_event_elapsed_ms(a, b, &ms));
+  CHECK(ms == 1.25f);
+  tlc_event_destroy(a);
+  tlc_event_destroy(b);
+  CHECK(fake->live_events == 1);
+}
+
+/* ---- threads ------------------------------------------------------------------------- */
+
+typedef struct {
+  tlc_runtime *rt;
+  tlc_kernel *k;
+  tlc_status st;
+} ThreadJob;
+
+static void *thread_main(void *arg) {
+  /* A fresh thread has no current context; the runtime must set it. */
+  ThreadJob *j = arg;
+  tlc_devptr d = 0;
+  j->st = tlc_malloc(j->rt, 16, &d);
+  tlc_arg args[] = {TLC_PTR(d), TLC_I32(4)};
+  if (j->st == TLC_OK) j->st = tlc_launch(j->k, 1, 1, 1, NULL, args, 2);
+  if (j->st == TLC_OK) j->st = tlc_synchronize(j->rt);
+  if (j->st == TLC_OK) j->st = tlc_free(j->rt, d);
+  return NULL;
+}
+
+static void test_threads(tlc_runtime *rt) {
+  tlc_kernel *k = NULL;
+  OK(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 4, 0, kAddParams, 2, &k));
+  ThreadJob job = {rt, k, TLC_ERR_INVALID};
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, thread_main, &job) == 0);
+  pthread_join(t, NULL);
+  CHECK(job.st == TLC_OK);
+  CHECK(fake->calls_without_context == 0);
+}
+
+/* ---- the JIT layer ---------------------------------------------------------------------- */
+
+static const char kAddSource[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+    "    pid = tl.program_id(0)\n"
+    "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
+    "    mask = offs < n\n"
+    "    x = tl.load(x_ptr + offs, mask=mask)\n"
+    "    y = tl.load(y_ptr + offs, mask=mask)\n"
+    "    tl.store(out_ptr + offs, x + y, mask=mask)\n";
+
+static const char kAddPtx[] =
+    ".version 8.0\n.target sm_90a\n.address_size 64\n\n"
+    ".visible .entry add_kernel(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 d)\n"
+    "{\n\tret;\n}\n";
+
+static void seed_entry(uint64_t key) {
+  RtKernelMeta m = {0};
+  m.symbol = rt_strdup("add_kernel");
+  m.num_warps = 4;
+  m.shared_bytes = 0;
+  m.nparams = 4;
+  m.params = calloc(5, sizeof *m.params);
+  const char *names[] = {"x_ptr", "y_ptr", "out_ptr", "n"};
+  for (int i = 0; i < 4; i++)
+    m.params[i] = (RtParam){rt_strdup(names[i]), i < 3 ? TLC_PARAM_PTR : TLC_PARAM_I32};
+  m.ptx = rt_strdup(kAddPtx);
+  CHECK(rt_cache_write(g_cache_dir, key, &m) == 0);
+  rt_meta_free(&m);
+}
+
+static void test_jit(void) {
+  tlc_runtime *rt = open_fake(9, 0);
+  tlc_kernel *k = NULL;
+
+  /* Compile errors come back as the compiler's located diagnostics. */
+  EXPECT(rt, tlc_kernel_from_source(rt, "@triton.jit\ndef k(x):\n    y = x +* 2\n", "bad.tile", "k",
+                                    "i32", NULL, &k),
+         TLC_ERR_COMPILE, "error");
+  if (!strstr(tlc_runtime_error(rt), "not written yet")) /* until the parser lands */
+    CHECK(strstr(tlc_runtime_error(rt), "bad.tile:3:") != NULL);
+  CHECK(k == NULL);
+  EXPECT(rt, tlc_kernel_from_file(rt, "/nonexistent/dir/k.tile", "k", "i32", NULL, &k), TLC_ERR_IO,
+         "cannot read '/nonexistent/dir/k.tile': No such file or directory");
+  EXPECT(rt, tlc_kernel_from_file(rt, "/", "k", "i32", NULL, &k), TLC_ERR_IO, "cannot read '/'");
+  const char *bad_ce[] = {"BLOCK"};
+  tlc_kernel_options o = {.constexprs = bad_ce, .nconstexprs = 1};
+  EXPECT(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", "*fp32", &o, &k),
+         TLC_ERR_INVALID, "constexpr 0 ('BLOCK') is not of the form NAME=VALUE");
+
+  tlc_kernel_options warps = {.num_warps = 6};
+  EXPECT(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", "*fp32", &warps, &k),
+         TLC_ERR_INVALID, "num_warps 6: expected a power of two from 1 to 32");
+  warps.num_warps = 64;
+  EXPECT(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", "*fp32", &warps, &k),
+         TLC_ERR_INVALID, "num_warps 64");
+
+  /* Seed the disk cache for a request, then ask for it: no compile. */
+  const char *ce[] = {"BLOCK=1024"};
+  tlc_kernel_options opt = {.num_warps = 4, .constexprs = ce, .nconstexprs = 1};
+  const char *sig = "*fp32:16,*fp32:16,*fp32:16,i32";
+  uint64_t key = 0;
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key));
+  /* Defaults are part of the key as values: 0 warps means 4, no arch means the device's. */
+  uint64_t key2 = 0;
+  tlc_kernel_options opt2 = {.num_warps = 0, .arch = "sm_90a", .constexprs = ce, .nconstexprs = 1};
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt2, &key2));
+  CHECK(key == key2);
+  opt2.num_warps = 8;
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt2, &key2));
+  CHECK(key != key2);
+
+  seed_entry(key);
+  int loads = fake->modules_loaded;
+  OK(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k));
+  CHECK(k != NULL);
+  CHECK(fake->modules_loaded == loads + 1);
+  if (k) {
+    CHECK(tlc_kernel_compile_ms(k) == 0.0);
+    CHECK(!strcmp(tlc_kernel_ptx(k), kAddPtx));
+    CHECK(tlc_kernel_num_params(k) == 4);
+    tlc_arg bad[] = {TLC_PTR(1), TLC_PTR(2), TLC_PTR(3), TLC_F32(4)};
+    EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, bad, 4), TLC_ERR_ARGS,
+           "kernel 'add_kernel' parameter 3 ('n') is i32 but argument 3 is fp32");
+  }
+  /* The same request again: the same handle, from memory. */
+  tlc_kernel *again = NULL;
+  OK(rt, tlc_kernel_from_source(rt, kAddSource, "other/path.tile", "add_kernel", sig, &opt, &again));
+  CHECK(again == k);
+  CHECK(fake->modules_loaded == loads + 1);
+  char path[600];
+  snprintf(path, sizeof path, "%s/add.tile", g_cache_dir);
+  FILE *f = fopen(path, "w");
+  if (f) {
+    fputs(kAddSource, f);
+    fclose(f);
+  }
+  OK(rt, tlc_kernel_from_file(rt, path, "add_kernel", sig, &opt, &again));
+  CHECK(again == k);
+  tlc_runtime_close(rt);
+
+  /* A new runtime, a corrupted entry: it must not be loaded. */
+  char *entry = rt_cache_entry_path(g_cache_dir, key);
+  f = fopen(entry, "r+b");
+  CHECK(f != NULL);
+  if (f) {
+    fseek(f, -3, SEEK_END);
+    fputc('#', f);
+    fclose(f);
+  }
+  rt = open_fake(9, 0);
+  loads = fake->modules_loaded;
+  k = NULL;
+  tlc_status st = tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k);
+  if (st == TLC_OK) {
+    /* The compiler is complete: it recompiled and rewrote the entry. */
+    CHECK(tlc_kernel_compile_ms(k) > 0.0);
+    CHECK(strcmp(tlc_kernel_ptx(k), kAddPtx) != 0);
+    RtKernelMeta m;
+    CHECK(rt_cache_read(g_cache_dir, key, &m, NULL) == 0);
+    if (m.ptx) CHECK(!strcmp(m.ptx, tlc_kernel_ptx(k)));
+    rt_meta_free(&m);
+  } else {
+    /* The compiler cannot produce PTX yet: still never the corrupt entry. */
+    CHECK(st == TLC_ERR_COMPILE);
+    CHECK(fake->modules_loaded == loads);
+    printf("note: recompilation after corruption failed (compiler incomplete?): %s\n",
+           tlc_runtime_error(rt));
+  }
+  free(entry);
+  tlc_runtime_close(rt);
+
+  /* TLC_CACHE_DIR=off: nothing is read from or written to disk. */
+  setenv("TLC_CACHE_DIR", "off", 1);
+  rt = open_fake(9, 0);
+  seed_entry(key);
+  k = NULL;
+  loads = fake->modules_loaded;
+  st = tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k);
+  CHECK(st == TLC_OK || st == TLC_ERR_COMPILE);
+  if (k) CHECK(strcmp(tlc_kernel_ptx(k), kAddPtx) != 0); /* not the seeded entry */
+  tlc_runtime_close(rt);
+  setenv("TLC_CACHE_DIR", g_cache_dir, 1);
+}
+
+int main(void) {
+  char root[] = "/tmp/tlc-test-fake-XXXXXX";
+  if (!mkdtemp(root)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  snprintf(g_cache_dir, sizeof g_cache_dir, "%s/cache", root);
+  setenv("TLC_CACHE_DIR", g_cache_dir, 1);
+  setenv("TLC_CUDA_DRIVER", TLC_FAKE_CUDA, 1);
+
+  void *lib = dlopen(TLC_FAKE_CUDA, RTLD_NOW | RTLD_LOCAL);
+  fake_cuda_state_fn get = lib ? (fake_cuda_state_fn)dlsym(lib, "fake_cuda_state") : NULL;
+  if (!get) {
+    fprintf(stderr, "cannot load the fake driver %s: %s\n", TLC_FAKE_CUDA, dlerror());
+    return 1;
+  }
+  fake = get();
+
+  test_open();
+  tlc_runtime *rt = open_fake(9, 0);
+  if (rt) {
+    test_memory(rt);
+    test_launch(rt);
+    test_param_kinds(rt);
+    test_load(rt);
+    test_events(rt);
+    test_threads(rt);
+    tlc_devptr leak = 0;
+    OK(rt, tlc_malloc(rt, 100, &leak)); /* left for close to free */
+    tlc_runtime_close(rt);
+  }
+  /* close released every module, event, allocation and the context */
+  CHECK(fake->live_modules == 0);
+  CHECK(fake->live_events == 0);
+  CHECK(fake->live_allocs == 0);
+  CHECK(fake->primary_refs == 0);
+
+  test_jit();
+  CHECK(fake->live_modules == 0);
+  CHECK(fake->primary_refs == 0);
+  CHECK(fake->calls_without_context == 0);
+
+  dlclose(lib);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", root);
+  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+  else printf("test_runtime_fake: ok\n");
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,397 @@
+/* test_runtime_fakecuda.c — a fake libcuda.so.1 for testing the runtime
+ * on machines without a GPU.
+ *
+ * Exports every entry point runtime/cuda_driver.h lists, under the symbol
+ * names the runtime looks up (cuMemAlloc_v2, ...), with the same signatures
+ * (checked at compile time against the rt_pfn_* typedefs at the bottom).
+ * One device; memory is host memory; PTX "loads" when it has the requested
+ * .entry and fails with a JIT error log when it contains the word
+ * SYNTAX_ERROR; launches are recorded in the FakeCudaState the test reads.
+ * Every call that needs a context checks that one is current on the calling
+ * thread, as the real driver does. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cuda_driver.h"
+#include "tests/unit/test_runtime_fakecuda.h"
+
+struct RtCuContext { int id; };
+struct RtCuModule { char *ptx; };
+struct RtCuFunction { struct RtCuModule *module; char name[128]; int nparams; };
+struct RtCuEvent { int recorded; };
+
+static FakeCudaState g_state = {
+    .cc_major = 9, .cc_minor = 0, .device_count = 1,
+    .max_threads_per_function = 1024, .dynamic_smem_attr = -1,
+};
+static struct RtCuContext g_primary = {1};
+static _Thread_local CUcontext t_current;
+static int g_inited;
+
+FakeCudaState *fake_cuda_state(void) { return &g_state; }
+
+static CUresult need_ctx(void) {
+  if (t_current != &g_primary || g_state.primary_refs <= 0) {
+    g_state.calls_without_context++;
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  return CUDA_SUCCESS;
+}
+
+/* ---- init, errors, devices ---------------------------------------------------- */
+
+CUresult cuInit(unsigned int flags) {
+  g_inited = 1;
+  return flags == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuDriverGetVersion(int *v) {
+  *v = 13000;
+  return CUDA_SUCCESS;
+}
+
+static const struct { CUresult r; const char *name, *text; } g_errors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"},
+};
+
+CUresult cuGetErrorName(CUresult r, const char **name) {
+  for (size_t i = 0; i < sizeof g_errors / sizeof *g_errors; i++)
+    if (g_errors[i].r == r) {
+      *name = g_errors[i].name;
+      return CUDA_SUCCESS;
+    }
+  *name = NULL;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuGetErrorString(CUresult r, const char **text) {
+  for (size_t i = 0; i < sizeof g_errors / sizeof *g_errors; i++)
+    if (g_errors[i].r == r) {
+      *text = g_errors[i].text;
+      return CUDA_SUCCESS;
+    }
+  *text = NULL;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuDeviceGetCount(int *n) {
+  *n = g_state.device_count;
+  return g_inited ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+CUresult cuDeviceGet(CUdevice *d, int ordinal) {
+  if (ordinal < 0 || ordinal >= g_state.device_count) return CUDA_ERROR_INVALID_DEVICE;
+  *d = ordinal;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
+  const char *n = "Fake GPU (tlc test driver)";
+  strncpy(name, n, (size_t)len);
+  if (len > 0) name[len - 1] = 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
+  switch (a) {
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *v = 2147483647; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: *v = 65535; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = 49152; break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 132; break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = g_state.cc_major; break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = g_state.cc_minor; break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
+  default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+/* ---- contexts ---------------------------------------------------------------------- */
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
+  g_state.primary_refs++;
+  *c = &g_primary;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
+  if (g_state.primary_refs <= 0) return CUDA_ERROR_INVALID_CONTEXT;
+  g_state.primary_refs--;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetCurrent(CUcontext *c) {
+  *c = t_current;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSetCurrent(CUcontext c) {
+  t_current = c;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSynchronize(void) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  r = (CUresult)g_state.fail_sync;
+  return r;
+}
+
+/* ---- memory ------------------------------------------------------------------------- */
+
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  void *m = malloc(n);
+  if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+  g_state.live_allocs++;
+  *p = (CUdeviceptr)(uintptr_t)m;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr p) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  free((void *)(uintptr_t)p);
+  g_state.live_allocs--;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  memcpy((void *)(uintptr_t)dst, src, n);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  memcpy(dst, (const void *)(uintptr_t)src, n);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  memset((void *)(uintptr_t)dst, v, n);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int v, size_t n) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  unsigned int *w = (unsigned int *)(uintptr_t)dst;
+  for (size_t i = 0; i < n; i++) w[i] = v;
+  return CUDA_SUCCESS;
+}
+
+/* ---- modules and functions ---------------------------------------------------------- */
+
+static void write_log(unsigned int n, CUjit_option *opts, void **vals, CUjit_option buf_opt,
+                      CUjit_option size_opt, const char *text) {
+  char *buf = NULL;
+  size_t cap = 0;
+  int size_at = -1;
+  for (unsigned i = 0; i < n; i++) {
+    if (opts[i] == buf_opt) buf = vals[i];
+    if (opts[i] == size_opt) {
+      cap = (size_t)(uintptr_t)vals[i];
+      size_at = (int)i;
+    }
+  }
+  if (!buf || !cap || size_at < 0) return;
+  size_t len = strlen(text);
+  if (len >= cap) len = cap - 1;
+  memcpy(buf, text, len);
+  buf[len] = 0;
+  vals[size_at] = (void *)(uintptr_t)(len + 1);
+}
+
+CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int n, CUjit_option *opts,
+                            void **vals) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  const char *ptx = image;
+  if (strstr(ptx, "SYNTAX_ERROR")) {
+    write_log(n, opts, vals, CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+              "ptxas application ptx input, line 7; error   : Unknown symbol 'SYNTAX_ERROR'\n"
+              "ptxas fatal   : Ptx assembly aborted due to errors\n");
+    write_log(n, opts, vals, CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, "");
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  write_log(n, opts, vals, CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+            "ptxas info    : 0 bytes gmem\n");
+  write_log(n, opts, vals, CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, "");
+  struct RtCuModule *mod = calloc(1, sizeof *mod);
+  mod->ptx = strdup(ptx);
+  *m = mod;
+  g_state.live_modules++;
+  g_state.modules_loaded++;
+  return CUDA_SUCCESS;
+}
+
+/* Functions are handed out per lookup and owned by the module list below. */
+static struct RtCuFunction *g_functions[256];
+static int g_nfunctions;
+
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  char pat[160];
+  snprintf(pat, sizeof pat, ".entry %s(", name);
+  const char *hit = strstr(m->ptx, pat);
+  if (!hit) {
+    snprintf(pat, sizeof pat, ".entry %s ", name);
+    hit = strstr(m->ptx, pat);
+  }
+  if (!hit || g_nfunctions == 256) return CUDA_ERROR_NOT_FOUND;
+  struct RtCuFunction *fn = calloc(1, sizeof *fn);
+  fn->module = m;
+  /* Count the entry's .param declarations, as the driver knows its parameters. */
+  const char *open = strchr(hit, '('), *close = open ? strchr(open, ')') : NULL;
+  for (const char *p = open; p && p < close && (p = strstr(p, ".param")) && p < close; p++)
+    fn->nparams++;
+  snprintf(fn->name, sizeof fn->name, "%s", name);
+  g_functions[g_nfunctions++] = fn;
+  *f = fn;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleUnload(CUmodule m) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  for (int i = 0; i < g_nfunctions;) {
+    if (g_functions[i]->module == m) {
+      free(g_functions[i]);
+      g_functions[i] = g_functions[--g_nfunctions];
+    } else {
+      i++;
+    }
+  }
+  free(m->ptx);
+  free(m);
+  g_state.live_modules--;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
+  switch (a) {
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = g_state.max_threads_per_function; break;
+  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = g_state.static_shared; break;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = 40; break;
+  default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
+  if (a != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return CUDA_ERROR_INVALID_VALUE;
+  if (v + g_state.static_shared > 232448) return CUDA_ERROR_INVALID_VALUE;
+  g_state.dynamic_smem_attr = v;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                        unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
+                        CUstream s, void **params, void **extra) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  if (g_state.fail_launch) {
+    r = (CUresult)g_state.fail_launch;
+    g_state.fail_launch = 0;
+    return r;
+  }
+  g_state.launches++;
+  g_state.grid[0] = gx, g_state.grid[1] = gy, g_state.grid[2] = gz;
+  g_state.block[0] = bx, g_state.block[1] = by, g_state.block[2] = bz;
+  g_state.shared_bytes = shared;
+  memset(g_state.params, 0, sizeof g_state.params);
+  /* The runtime hands 8-byte slots; reading 8 bytes from each is safe. */
+  if (f->nparams && !params) return CUDA_ERROR_INVALID_VALUE;
+  for (int i = 0; i < f->nparams && i < FAKE_MAX_PARAMS; i++)
+    memcpy(g_state.params[i], params[i], 8);
+  return CUDA_SUCCESS;
+}
+
+/* ---- events ---------------------------------------------------------------------------- */
+
+CUresult cuEventCreate(CUevent *e, unsigned int flags) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  *e = calloc(1, sizeof **e);
+  g_state.live_events++;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventRecord(CUevent e, CUstream s) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  e->recorded = 1;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventSynchronize(CUevent e) {
+  return need_ctx();
+}
+
+CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  if (!a->recorded || !b->recorded) return CUDA_ERROR_NOT_READY;
+  *ms = 1.25f;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventDestroy_v2(CUevent e) {
+  free(e);
+  g_state.live_events--;
+  return CUDA_SUCCESS;
+}
+
+/* ---- the signatures must be the ones the runtime calls through ------------------------- */
+
+#define FAKE_CHECK(member, symbol, params) extern const rt_pfn_##member fake_check_##member;
+RT_CUDA_API(FAKE_CHECK)
+#undef FAKE_CHECK
+const rt_pfn_cuInit fake_check_cuInit = cuInit;
+const rt_pfn_cuDriverGetVersion fake_check_cuDriverGetVersion = cuDriverGetVersion;
+const rt_pfn_cuGetErrorName fake_check_cuGetErrorName = cuGetErrorName;
+const rt_pfn_cuGetErrorString fake_check_cuGetErrorString = cuGetErrorString;
+const rt_pfn_cuDeviceGetCount fake_check_cuDeviceGetCount = cuDeviceGetCount;
+const rt_pfn_cuDeviceGet fake_check_cuDeviceGet = cuDeviceGet;
+const rt_pfn_cuDeviceGetName fake_check_cuDeviceGetName = cuDeviceGetName;
+const rt_pfn_cuDeviceGetAttribute fake_check_cuDeviceGetAttribute = cuDeviceGetAttribute;
+const rt_pfn_cuDevicePrimaryCtxRetain fake_check_cuDevicePrimaryCtxRetain = cuDevicePrimaryCtxRetain;
+const rt_pfn_cuDevicePrimaryCtxRelease fake_check_cuDevicePrimaryCtxRelease = cuDevicePrimaryCtxRelease_v2;
+const rt_pfn_cuCtxGetCurrent fake_check_cuCtxGetCurrent = cuCtxGetCurrent;
+const rt_pfn_cuCtxSetCurrent fake_check_cuCtxSetCurrent = cuCtxSetCurrent;
+const rt_pfn_cuCtxSynchronize fake_check_cuCtxSynchronize = cuCtxSynchronize;
+const rt_pfn_cuMemAlloc fake_check_cuMemAlloc = cuMemAlloc_v2;
+const rt_pfn_cuMemFree fake_check_cuMemFree = cuMemFree_v2;
+const rt_pfn_cuMemcpyHtoD fake_check_cuMemcpyHtoD = cuMemcpyHtoD_v2;
+const rt_pfn_cuMemcpyDtoH fake_check_cuMemcpyDtoH = cuMemcpyDtoH_v2;
+const rt_pfn_cuMemsetD8 fake_check_cuMemsetD8 = cuMemsetD8_v2;
+const rt_pfn_cuMemsetD32 fake_check_cuMemsetD32 = cuMemsetD32_v2;
+const rt_pfn_cuModuleLoadDataEx fake_check_cuModuleLoadDataEx = cuModuleLoadDataEx;
+const rt_pfn_cuModuleGetFunction fake_check_cuModuleGetFunction = cuModuleGetFunction;
+const rt_pfn_cuModuleUnload fake_check_cuModuleUnload = cuModuleUnload;
+const rt_pfn_cuFuncGetAttribute fake_check_cuFuncGetAttribute = cuFuncGetAttribute;
+const rt_pfn_cuFuncSetAttribute fake_check_cuFuncSetAttribute = cuFuncSetAttribute;
+const rt_pfn_cuLaunchKernel fake_check_cuLaunchKernel = cuLaunchKernel;
+const rt_pfn_cuEventCreate fake_check_cuEventCreate = cuEventCreate;
+const rt_pfn_cuEventRecord fake_check_cuEventRecord = cuEventRecord;
+const rt_pfn_cuEventSynchronize fake_check_cuEventSynchronize = cuEventSynchronize;
+const rt_pfn_cuEventElapsedTime fake_check_cuEventElapsedTime = cuEventElapsedTime;
+const rt_pfn_cuEventDestroy fake_check_cuEventDestroy = cuEventDestroy_v2;

@@ -1,0 +1,35 @@
+/* test_runtime_fakecuda.h — the control block of the fake CUDA driver
+ * (test_runtime_fakecuda.c), shared by the fake and the test that drives it.
+ *
+ * The fake is a shared library exporting the Driver API entry points the
+ * runtime looks up; TLC_CUDA_DRIVER points the runtime at it.  "Device"
+ * memory is host memory, so copies and memsets really happen; kernels are
+ * recorded, not run.  The test reaches this state with
+ * dlsym(handle, "fake_cuda_state"). */
+#ifndef TEST_RUNTIME_FAKECUDA_H
+#define TEST_RUNTIME_FAKECUDA_H
+
+#define FAKE_MAX_PARAMS 16
+
+typedef struct FakeCudaState {
+  /* device description, read at cuDevice* time */
+  int cc_major, cc_minor;
+  int device_count;
+  int max_threads_per_function;   /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
+  int static_shared;              /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES */
+  /* injected failures: a nonzero CUresult makes the next such call fail */
+  int fail_sync;
+  int fail_launch;
+  /* bookkeeping the test checks */
+  int live_allocs, live_modules, live_events, primary_refs;
+  int calls_without_context;      /* driver calls made with no current context */
+  int launches;
+  unsigned grid[3], block[3], shared_bytes;
+  unsigned char params[FAKE_MAX_PARAMS][8]; /* first 8 bytes behind each kernelParams[i] */
+  int dynamic_smem_attr;          /* last MAX_DYNAMIC_SHARED_SIZE_BYTES set, -1 = never */
+  int modules_loaded;             /* cuModuleLoadDataEx calls that succeeded */
+} FakeCudaState;
+
+typedef FakeCudaState *(*fake_cuda_state_fn)(void);
+
+#endif
