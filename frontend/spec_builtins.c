@@ -31,7 +31,7 @@ static Value *need_tensor(Spec *s, SVal *v, Loc loc, const char *what) {
   return sv_to_value(s, v, loc, what);
 }
 
-static Loc argloc(CallArgs *a, int i) { return i < a->npos ? a->poslocs[i] : a->loc; }
+static Loc argloc(CallArgs *a, int i) { return i < MAXP && a->plocs[i].line ? a->plocs[i] : a->loc; }
 
 static bool const_ints(Spec *s, SVal *v, Loc loc, const char *what, int64_t *out, int *n, int max) {
   if (is_poison(v)) return false;
@@ -1426,7 +1426,7 @@ static bool bind(Spec *s, const Builtin *b, int id, SVal *self, CallArgs *a, SVa
     if (*p == ',') p++;
   }
   const char *fname = display_name(s, id);
-  for (int i = 0; i < MAXP; i++) argv[i] = NULL;
+  for (int i = 0; i < MAXP; i++) argv[i] = NULL, a->plocs[i] = (Loc){0};
   int pi = 0;
   if (self) argv[pi++] = self;
   VEC(SVal *) rest = {0};
@@ -1444,6 +1444,7 @@ static bool bind(Spec *s, const Builtin *b, int id, SVal *self, CallArgs *a, SVa
       VEC_FREE(rest);
       return false;
     }
+    a->plocs[pi] = a->poslocs[i];
     argv[pi++] = a->pos[i];
   }
   if (varidx >= 0) {
@@ -1457,10 +1458,10 @@ static bool bind(Spec *s, const Builtin *b, int id, SVal *self, CallArgs *a, SVa
     if (idx < 0) {
       spec_error(s, a->kwlocs[k], "%s() got an unexpected keyword argument '%s'", fname, a->kwnames[k]);
       const char *best = NULL;
+      int bestd = 3;
       for (int i = 0; i < np; i++) {
-        int common = 0;
-        for (const char *x = a->kwnames[k], *y = names[i]; *x && *y && *x == *y; x++, y++) common++;
-        if (common >= 2 && !vararg[i]) best = names[i];
+        int dd = spec_edit_distance(a->kwnames[k], names[i]);
+        if (!vararg[i] && dd < bestd) bestd = dd, best = names[i];
       }
       if (best) spec_note(s, a->kwlocs[k], "did you mean '%s'?", best);
       return false;
@@ -1470,6 +1471,7 @@ static bool bind(Spec *s, const Builtin *b, int id, SVal *self, CallArgs *a, SVa
       return false;
     }
     argv[idx] = a->kw[k];
+    a->plocs[idx] = a->kwlocs[k];
   }
   for (int i = 0; i < np; i++)
     if (!argv[i] && !optional[i] && !vararg[i]) {

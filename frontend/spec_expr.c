@@ -27,7 +27,7 @@ void scope_set(Spec *s, Scope *sc, const char *name, SVal *v) {
 }
 
 /* Levenshtein distance, for "did you mean" notes on unknown names. */
-static int edit_distance(const char *a, const char *b) {
+int spec_edit_distance(const char *a, const char *b) {
   int la = (int)strlen(a), lb = (int)strlen(b);
   if (la > 40 || lb > 40) return 99;
   int d[41][41];
@@ -48,7 +48,7 @@ static const char *closest_name(Scope *sc, const char *name) {
   int bestd = 3;
   for (; sc; sc = sc->parent)
     for (int i = 0; i < sc->vars.len; i++) {
-      int dd = edit_distance(name, sc->vars.data[i].name);
+      int dd = spec_edit_distance(name, sc->vars.data[i].name);
       if (dd < bestd) bestd = dd, best = sc->vars.data[i].name;
     }
   return best;

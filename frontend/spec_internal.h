@@ -175,6 +175,7 @@ typedef struct CallArgs {
   int nkw;
   Loc loc;        /* the whole call */
   Loc *poslocs;
+  Loc plocs[12];  /* filled by binding: the location of each bound parameter's argument */
 } CallArgs;
 
 /* Look up `name` as an attribute of module `mod` ("triton.language", ...);
@@ -194,6 +195,9 @@ SVal *spec_advance(Spec *s, SVal *bp, SVal *offsets, Loc loc);
 /* Pointer tensor and mask (NULL when no boundary check) for a block access. */
 bool spec_block_ptr_access(Spec *s, const BlockPtr *bp, const int *check, int ncheck, Loc loc,
                            Value **ptrs, Value **mask);
+
+/* Levenshtein distance (for "did you mean" notes). */
+int spec_edit_distance(const char *a, const char *b);
 
 /* ---- diagnostics helpers ----------------------------------------------------------- */
 

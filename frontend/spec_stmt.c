@@ -105,7 +105,7 @@ static bool same_structure(const SVal *a, const SVal *b) {
 /* Coerce `v` to type `want` for a yield: constexpr numbers materialize in
  * that type; tensors must already have it. */
 static Value *coerce_for_yield(Spec *s, Value *v, const Type *want, const char *name, Loc loc,
-                               const char *where) {
+                               const char *where_want, const char *where_got) {
   if (v->type == want) return v;
   if (v->def && v->def->kind == OP_CONSTANT && v->type->rank == 0 && want->rank == 0) {
     spec_at(s, loc);
@@ -115,8 +115,8 @@ static Value *coerce_for_yield(Spec *s, Value *v, const Type *want, const char *
   StrBuf a, b;
   sb_init(&a), sb_init(&b);
   ty_print(&a, want), ty_print(&b, v->type);
-  spec_error(s, loc, "'%s' is %s %s but %s; a variable must keep its type", name, a.data, where,
-             b.data);
+  spec_error(s, loc, "'%s' is %s %s but %s %s; a variable must keep its type", name, a.data,
+             where_want, b.data, where_got);
   sb_free(&a), sb_free(&b);
   return NULL;
 }
@@ -297,8 +297,9 @@ static void exec_if_runtime(Spec *s, Scope *sc, const Stmt *st, Value *cond) {
       if ((*a)->type == (*b)->type) continue;
       bool a_lit = (*a)->def && (*a)->def->kind == OP_CONSTANT && !(*a)->type->rank;
       s->b = ends[a_lit ? 0 : 1];
-      Value *fixed = coerce_for_yield(s, a_lit ? *a : *b, a_lit ? (*b)->type : (*a)->type, n,
-                                      st->loc, a_lit ? "in the else branch" : "in the then branch");
+      Value *fixed = coerce_for_yield(s, a_lit ? *a : *b, a_lit ? (*b)->type : (*a)->type, n, st->loc,
+                                      a_lit ? "in the else branch" : "in the then branch",
+                                      a_lit ? "in the then branch" : "in the else branch");
       if (!fixed) { ok = false; break; }
       if (a_lit) *a = fixed; else *b = fixed;
     }
@@ -410,8 +411,8 @@ static Value **carried_yields(Spec *s, Scope *sc, Carried *c, Value **args, Loc 
       *ok = false;
     } else {
       for (int k = 0; k < cnt; k++) {
-        Value *y = coerce_for_yield(s, fl.data[k], args[pos + k]->type, n, loc,
-                                    "before the loop but at the end of its body it is");
+        Value *y = coerce_for_yield(s, fl.data[k], args[pos + k]->type, n, loc, "before the loop",
+                                    "at the end of its body");
         if (!y) *ok = false;
         ys[pos + k] = y;
       }

@@ -1,0 +1,337 @@
+/* cg_convert.c — ops that move elements between threads or reindex them:
+ * splat, arange, broadcast, expand_dims, trans, reshape, convert_layout,
+ * and the shared-memory exchange they fall back on.
+ *
+ * Free (register-only) cases:
+ *   splat         every element is the scalar;
+ *   arange        element = start + coord;
+ *   broadcast     same layout; a broadcast dim has extent 1 in the source
+ *                 fragment, so dst element idx reads src element idx with
+ *                 those dims zeroed;
+ *   expand_dims   slice(axis, P) -> P: the fragment lists are the same;
+ *   trans         to lay_permute(src): the fragment list is the same;
+ *   convert / reshape / trans otherwise: first a compile-time check (C
+ *                 evaluation of the layout formulas for every thread) whether
+ *                 each thread already holds every element it needs, at the
+ *                 same fragment index in every thread: then a permutation.
+ * Otherwise the exchange: every thread writes its elements to a row-major
+ * scratch buffer in shared memory (replicated writes store equal values),
+ * barrier, every thread reads its new elements, barrier.  Accesses are
+ * vectorized (up to 16 bytes) along the contiguous dim, and rows are padded
+ * by the vector width to spread column accesses over the banks:
+ *
+ *   byte(L) = (L + (L / S_last) * pad) * elem_bytes,  L = row-major index */
+#include "codegen/cg_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void row_major(const Type *t, int64_t *strides) {
+  int64_t s = 1;
+  for (int d = t->rank - 1; d >= 0; d--) strides[d] = s, s *= t->shape[d];
+}
+
+/* ---- the register-permutation check ------------------------------------------ */
+
+/* Does every thread hold, for each dst element k, the source element at
+ * linear index sum_d coord_d(k) * rstride[d], at one fragment index perm[k]
+ * that is the same in all threads? */
+static bool find_perm(const CgFrag *fs, const Type *st, const CgFrag *fd, const int64_t *rstride,
+                      int nthreads, int *perm) {
+  int64_t numel = ty_numel(st);
+  if (numel > (1 << 22)) return false;
+  int64_t sstride[IR_MAX_RANK];
+  row_major(st, sstride);
+  int *where = malloc(sizeof(int) * (size_t)numel);
+  for (int64_t i = 0; i < numel; i++) where[i] = -1;
+  int ns = fs->lf.count, nd = fd->lf.count;
+  int64_t *lin = malloc(sizeof(int64_t) * (size_t)ns);
+  bool ok = true;
+  for (int t = 0; t < nthreads && ok; t++) {
+    for (int j = 0; j < ns; j++) {
+      int64_t l = 0;
+      for (int d = 0; d < fs->rank; d++) l += cg_eval_coord(fs, t, j, d) * sstride[d];
+      lin[j] = l;
+      if (where[l] < 0) where[l] = j;
+    }
+    for (int k = 0; k < nd && ok; k++) {
+      int64_t l = 0;
+      for (int d = 0; d < fd->rank; d++) l += cg_eval_coord(fd, t, k, d) * rstride[d];
+      int j = l >= 0 && l < numel ? where[l] : -1;
+      if (j < 0) ok = false;
+      else if (t == 0) perm[k] = j;
+      else if (perm[k] != j) ok = false;
+    }
+    for (int j = 0; j < ns; j++) where[lin[j]] = -1;
+  }
+  free(lin);
+  free(where);
+  return ok;
+}
+
+/* ---- the shared-memory exchange ------------------------------------------------ */
+
+/* Elements per vector access along the fragment's fast dim when that dim
+ * has stride 1 in the scratch buffer. */
+static int smem_vec(const CgFrag *f, const int64_t *stride, int eb) {
+  if (f->fast < 0 || stride[f->b2t[f->fast]] != 1) return 1;
+  int v = f->lf.sptu[f->fast];
+  while (v > 1 && v * eb > 16) v /= 2;
+  return v;
+}
+
+typedef struct Scratch {
+  DType d;
+  int eb;
+  int64_t last;   /* S_last of the source shape (row length) */
+  int pad;        /* elements of padding per row */
+} Scratch;
+
+static LLVMValueRef scratch_addr(CgCtx *cg, const Scratch *s, LLVMValueRef lin) {
+  if (s->pad && s->last > 1) {
+    LLVMValueRef row = LLVMBuildUDiv(cg->b, lin, cg_i32(cg, s->last), "");
+    lin = LLVMBuildAdd(cg->b, lin, LLVMBuildMul(cg->b, row, cg_i32(cg, s->pad), ""), "");
+  }
+  return cg_smem_ptr(cg, LLVMBuildMul(cg->b, lin, cg_i32(cg, s->eb), ""));
+}
+
+static void smem_store(CgCtx *cg, const Scratch *s, LLVMValueRef lin, LLVMValueRef *el, int vec) {
+  LLVMValueRef ptr = scratch_addr(cg, s, lin);
+  if (vec == 1) {
+    LLVMValueRef st = LLVMBuildStore(cg->b, cg_to_mem(cg, s->d, el[0]), ptr);
+    LLVMSetAlignment(st, (unsigned)s->eb);
+    return;
+  }
+  int wbits, nw;
+  LLVMValueRef words[4];
+  cg_words_for(s->d, vec, &wbits, &nw);
+  cg_pack_words(cg, s->d, el, vec, wbits, nw, words);
+  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
+  LLVMValueRef v = words[0];
+  if (nw > 1) {
+    v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)nw));
+    for (int k = 0; k < nw; k++) v = LLVMBuildInsertElement(cg->b, v, words[k], cg_i32(cg, k), "");
+  }
+  LLVMValueRef st = LLVMBuildStore(cg->b, v, ptr);
+  LLVMSetAlignment(st, (unsigned)(vec * s->eb));
+}
+
+static void smem_load(CgCtx *cg, const Scratch *s, LLVMValueRef lin, int vec, LLVMValueRef *out) {
+  LLVMValueRef ptr = scratch_addr(cg, s, lin);
+  if (vec == 1) {
+    LLVMValueRef ld = LLVMBuildLoad2(cg->b, cg_mem_type(cg, s->d), ptr, "");
+    LLVMSetAlignment(ld, (unsigned)s->eb);
+    out[0] = cg_from_mem(cg, s->d, ld);
+    return;
+  }
+  int wbits, nw;
+  LLVMValueRef words[4];
+  cg_words_for(s->d, vec, &wbits, &nw);
+  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
+  LLVMTypeRef lt = nw == 1 ? wt : LLVMVectorType(wt, (unsigned)nw);
+  LLVMValueRef ld = LLVMBuildLoad2(cg->b, lt, ptr, "");
+  LLVMSetAlignment(ld, (unsigned)(vec * s->eb));
+  if (nw == 1) words[0] = ld;
+  else
+    for (int k = 0; k < nw; k++) words[k] = LLVMBuildExtractElement(cg->b, ld, cg_i32(cg, k), "");
+  cg_unpack_words(cg, s->d, words, vec, wbits, nw, out);
+}
+
+/* Run `wpred ? (stores) : nothing`: returns the continuation block to
+ * position at after the stores (NULL when there is no predicate). */
+static LLVMBasicBlockRef begin_guard(CgCtx *cg, LLVMValueRef wpred) {
+  if (!wpred) return NULL;
+  LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "smem.write");
+  LLVMBasicBlockRef c = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "smem.cont");
+  LLVMBuildCondBr(cg->b, wpred, w, c);
+  LLVMPositionBuilderAtEnd(cg->b, w);
+  return c;
+}
+
+static void end_guard(CgCtx *cg, LLVMBasicBlockRef c) {
+  if (!c) return;
+  LLVMBuildBr(cg->b, c);
+  LLVMPositionBuilderAtEnd(cg->b, c);
+}
+
+void cg_smem_exchange(CgCtx *cg, const Op *op, const Type *st, const CgVal *src,
+                      const Type *dt, const int64_t *rstride, LLVMValueRef wpred,
+                      LLVMValueRef *out) {
+  Scratch s = {.d = st->dtype, .eb = cg_dt_bytes(st->dtype)};
+  if (!st->rank || !dt->rank) {
+    if (st->rank || dt->rank) {
+      cg_error(cg, op, "shared-memory exchange between a scalar and a tensor");
+      return;
+    }
+    cg_smem_request(cg, op, s.eb);
+    LLVMBasicBlockRef c = begin_guard(cg, wpred);
+    smem_store(cg, &s, cg_i32(cg, 0), src->v, 1);
+    end_guard(cg, c);
+    cg_barrier(cg);
+    smem_load(cg, &s, cg_i32(cg, 0), 1, out);
+    cg_barrier(cg);
+    return;
+  }
+  CgFrag fs, fd;
+  if (!cg_frag(cg, op, st, &fs) || !cg_frag(cg, op, dt, &fd)) return;
+  int64_t sstride[IR_MAX_RANK];
+  row_major(st, sstride);
+  int wv = smem_vec(&fs, sstride, s.eb), rv = smem_vec(&fd, rstride, s.eb);
+  s.last = st->shape[st->rank - 1];
+  /* a read must stay within one (padded) source row: a reshape's reads run
+   * along the flattened index */
+  while (rv > s.last) rv /= 2;
+  s.pad = st->rank >= 2 ? (wv > rv ? wv : rv) : 0;
+  int64_t rows = ty_numel(st) / s.last;
+  cg_smem_request(cg, op, (ty_numel(st) + rows * s.pad) * s.eb);
+
+  LLVMBasicBlockRef c = begin_guard(cg, wpred);
+  for (int j = 0; j < fs.lf.count; j += wv)
+    smem_store(cg, &s, cg_linear(cg, &fs, j, sstride), src->v + j, wv);
+  end_guard(cg, c);
+  cg_barrier(cg);
+  for (int k = 0; k < fd.lf.count; k += rv)
+    smem_load(cg, &s, cg_linear(cg, &fd, k, rstride), rv, out + k);
+  cg_barrier(cg);
+}
+
+/* ---- the ops ------------------------------------------------------------------- */
+
+/* dst element k = src element at linear index sum coord_d(k) * rstride[d];
+ * register permutation when possible, else through shared memory. */
+static void move(CgCtx *cg, Op *op, const int64_t *rstride) {
+  const Type *st = op->operands[0]->type, *dt = op->results[0]->type;
+  CgVal *x = cg_get(cg, op, op->operands[0]);
+  CgFrag fs, fd;
+  if (!cg_frag(cg, op, st, &fs) || !cg_frag(cg, op, dt, &fd)) {
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  int nd = fd.lf.count;
+  LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, nd);
+  int *perm = ARENA_ARRAY(&cg->arena, int, nd);
+  if (x->n == fs.lf.count && find_perm(&fs, st, &fd, rstride, cg->nthreads, perm)) {
+    for (int k = 0; k < nd; k++) e[k] = x->v[perm[k]];
+  } else {
+    cg_smem_exchange(cg, op, st, x, dt, rstride, NULL, e);
+    if (cg->failed) {
+      cg_set_undef(cg, op->results[0]);
+      return;
+    }
+  }
+  cg_set(cg, op->results[0], e, nd);
+}
+
+static void lower_arange(CgCtx *cg, Op *op) {
+  const Type *rt = op->results[0]->type;
+  CgFrag f;
+  if (!cg_frag(cg, op, rt, &f)) {
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  LLVMTypeRef t = cg_type(cg, rt->dtype);
+  LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, f.lf.count);
+  for (int i = 0; i < f.lf.count; i++) {
+    LLVMValueRef c = cg_coord(cg, &f, i, 0);
+    if (t != cg->t_i32) c = LLVMBuildZExt(cg->b, c, t, "");
+    e[i] = op->attr.start ? LLVMBuildAdd(cg->b, c, cg_int(t, op->attr.start), "") : c;
+  }
+  cg_set(cg, op->results[0], e, f.lf.count);
+}
+
+static void lower_splat(CgCtx *cg, Op *op) {
+  CgVal *x = cg_get(cg, op, op->operands[0]);
+  int n = cg_nelems(cg, op->results[0]->type);
+  LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
+  for (int i = 0; i < n; i++) e[i] = x->v[0];
+  cg_set(cg, op->results[0], e, n);
+}
+
+static void lower_broadcast(CgCtx *cg, Op *op) {
+  const Type *st = op->operands[0]->type, *dt = op->results[0]->type;
+  if (!st->rank) {
+    lower_splat(cg, op);
+    return;
+  }
+  CgVal *x = cg_get(cg, op, op->operands[0]);
+  CgFrag fs, fd;
+  if (!cg_frag(cg, op, st, &fs) || !cg_frag(cg, op, dt, &fd)) {
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  if (st->layout != dt->layout || fs.lf.base != fd.lf.base) {
+    cg_error(cg, op, "broadcast must keep the layout");
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, fd.lf.count);
+  for (int k = 0; k < fd.lf.count; k++) {
+    int idx[IR_MAX_RANK];
+    lay_frag_index(&fd.lf, k, idx);
+    for (int d = 0; d < fd.lf.rank; d++)
+      if (fs.lf.extent[d] == 1) idx[d] = 0;
+    e[k] = x->v[lay_frag_linear(&fs.lf, idx)];
+  }
+  cg_set(cg, op->results[0], e, fd.lf.count);
+}
+
+static void lower_expand_dims(CgCtx *cg, Op *op) {
+  const Type *st = op->operands[0]->type, *dt = op->results[0]->type;
+  CgVal *x = cg_get(cg, op, op->operands[0]);
+  CgFrag fs, fd;
+  if (!cg_frag(cg, op, st, &fs) || !cg_frag(cg, op, dt, &fd)) {
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  if (fs.lf.base != fd.lf.base || fs.lf.count != fd.lf.count) {
+    cg_error(cg, op, "expand_dims operand is not in slice(axis, result layout)");
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  cg_set(cg, op->results[0], x->v, x->n);
+}
+
+void cg_lower_shape(CgCtx *cg, Op *op) {
+  const Type *dt = op->results[0]->type;
+  const Type *st = op->noperands ? op->operands[0]->type : NULL;
+  int64_t rs[IR_MAX_RANK];
+  switch (op->kind) {
+  case OP_ARANGE: lower_arange(cg, op); return;
+  case OP_SPLAT: lower_splat(cg, op); return;
+  case OP_BROADCAST: lower_broadcast(cg, op); return;
+  case OP_EXPAND_DIMS: lower_expand_dims(cg, op); return;
+  case OP_CONVERT_LAYOUT:
+    if (st->layout == dt->layout) {
+      CgVal *x = cg_get(cg, op, op->operands[0]);
+      cg_set(cg, op->results[0], x->v, x->n);
+      return;
+    }
+    row_major(dt, rs);
+    move(cg, op, rs);
+    return;
+  case OP_TRANS: {
+    if (st->layout && dt->layout == lay_permute(cg->m->ctx, st->layout, op->attr.perm)) {
+      CgVal *x = cg_get(cg, op, op->operands[0]);
+      cg_set(cg, op->results[0], x->v, x->n);
+      return;
+    }
+    int64_t ss[IR_MAX_RANK];
+    row_major(st, ss);
+    for (int i = 0; i < dt->rank; i++) rs[i] = ss[op->attr.perm[i]];
+    move(cg, op, rs);
+    return;
+  }
+  case OP_RESHAPE:
+    if (ty_numel(st) != ty_numel(dt)) {
+      cg_error(cg, op, "reshape changes the element count");
+      cg_set_undef(cg, op->results[0]);
+      return;
+    }
+    row_major(dt, rs);
+    move(cg, op, rs);
+    return;
+  default: break;
+  }
+  cg_error(cg, op, "not a shape op");
+  cg_set_undef(cg, op->results[0]);
+}

@@ -1,0 +1,117 @@
+/* cg_debug.c — device_print through the PTX system call vprintf.
+ *
+ * One line per element and operand, printed by the element's canonical
+ * owner only (replicas stay quiet; a scalar prints from thread 0):
+ *
+ *   pid (0, 0, 0) idx (3, 17) prefix: 1.250000
+ *
+ * The arguments travel in a local struct laid out with natural alignment,
+ * which is vprintf's convention; floats are promoted to double, narrow ints
+ * to 32 bits.  device_assert is lowered to nothing, as Triton does when its
+ * debug mode is off (docs/codegen.md). */
+#include "codegen/cg_internal.h"
+
+#include <string.h>
+
+static LLVMValueRef vprintf_fn(CgCtx *cg, LLVMTypeRef *fty) {
+  LLVMTypeRef gp = LLVMPointerTypeInContext(cg->ctx, 0);
+  LLVMTypeRef params[2] = {gp, gp};
+  *fty = LLVMFunctionType(cg->t_i32, params, 2, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, "vprintf");
+  if (!fn) fn = LLVMAddFunction(cg->mod, "vprintf", *fty);
+  return fn;
+}
+
+/* The value as vprintf wants it, and its conversion. */
+static LLVMValueRef promote(CgCtx *cg, DType d, LLVMValueRef v, const char **spec) {
+  LLVMBuilderRef B = cg->b;
+  if (d == DT_PTR) {
+    *spec = "%p";
+    return LLVMBuildAddrSpaceCast(B, v, LLVMPointerTypeInContext(cg->ctx, 0), "");
+  }
+  if (d == DT_F8E4M3 || d == DT_F8E5M2) {
+    *spec = "0x%02x";
+    return LLVMBuildZExt(B, v, cg->t_i32, "");
+  }
+  if (dt_is_float(d)) {
+    *spec = "%f";
+    return d == DT_F64 ? v : LLVMBuildFPExt(B, v, cg->t_f64, "");
+  }
+  if (dt_bits(d) == 64) {
+    *spec = dt_is_signed(d) ? "%lld" : "%llu";
+    return v;
+  }
+  *spec = dt_is_signed(d) ? "%d" : "%u";
+  if (dt_bits(d) == 32) return v;
+  return dt_is_signed(d) ? LLVMBuildSExt(B, v, cg->t_i32, "") : LLVMBuildZExt(B, v, cg->t_i32, "");
+}
+
+static void print_one(CgCtx *cg, const Op *op, int operand, LLVMValueRef *pid, const CgFrag *f,
+                      int i, DType d, LLVMValueRef v) {
+  LLVMBuilderRef B = cg->b;
+  StrBuf fmt;
+  sb_init(&fmt);
+  LLVMValueRef vals[IR_MAX_RANK + 4];
+  int n = 0;
+  sb_puts(&fmt, "pid (%d, %d, %d)");
+  for (int k = 0; k < 3; k++) vals[n++] = pid[k];
+  if (f) {
+    sb_puts(&fmt, " idx (");
+    for (int t = 0; t < f->rank; t++) {
+      sb_puts(&fmt, t ? ", %d" : "%d");
+      vals[n++] = cg_coord(cg, f, i, t);
+    }
+    sb_putc(&fmt, ')');
+  }
+  sb_putc(&fmt, ' ');
+  for (const char *p = op->attr.str ? op->attr.str : ""; *p; p++) {
+    if (*p == '%') sb_putc(&fmt, '%');
+    sb_putc(&fmt, *p);
+  }
+  if (op->noperands > 1) sb_printf(&fmt, " (operand %d)", operand);
+  if (op->attr.str && *op->attr.str) sb_putc(&fmt, ' ');
+  const char *spec;
+  vals[n++] = promote(cg, d, v, &spec);
+  sb_printf(&fmt, "%s\n", spec);
+
+  LLVMValueRef str = LLVMBuildGlobalString(B, fmt.data, "fmt");
+  sb_free(&fmt);
+  LLVMTypeRef et[IR_MAX_RANK + 4];
+  for (int k = 0; k < n; k++) et[k] = LLVMTypeOf(vals[k]);
+  LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, et, (unsigned)n, 0);
+  /* the buffer lives in the entry block so it is allocated once */
+  LLVMValueRef buf = LLVMBuildAlloca(cg->pro, st, "printf.args");
+  for (int k = 0; k < n; k++)
+    LLVMBuildStore(B, vals[k], LLVMBuildStructGEP2(B, st, buf, (unsigned)k, ""));
+  LLVMTypeRef fty;
+  LLVMValueRef fn = vprintf_fn(cg, &fty);
+  LLVMTypeRef gp = LLVMPointerTypeInContext(cg->ctx, 0);
+  LLVMValueRef args[2] = {LLVMBuildAddrSpaceCast(B, str, gp, ""), buf};
+  LLVMBuildCall2(B, fty, fn, args, 2, "");
+}
+
+void cg_lower_print(CgCtx *cg, Op *op) {
+  LLVMValueRef pid[3] = {cg_sreg(cg, cg->b, "ctaid.x"), cg_sreg(cg, cg->b, "ctaid.y"),
+                         cg_sreg(cg, cg->b, "ctaid.z")};
+  for (int k = 0; k < op->noperands; k++) {
+    const Value *x = op->operands[k];
+    CgVal *v = cg_get(cg, op, x);
+    CgFrag f;
+    bool tensor = x->type->rank > 0;
+    if (tensor && !cg_frag(cg, op, x->type, &f)) return;
+    LLVMValueRef own = cg_owner(cg, x->type);
+    LLVMBasicBlockRef cont = NULL;
+    if (own) {
+      LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "print");
+      cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "print.end");
+      LLVMBuildCondBr(cg->b, own, body, cont);
+      LLVMPositionBuilderAtEnd(cg->b, body);
+    }
+    for (int i = 0; i < v->n; i++)
+      print_one(cg, op, k, pid, tensor ? &f : NULL, i, x->type->dtype, v->v[i]);
+    if (cont) {
+      LLVMBuildBr(cg->b, cont);
+      LLVMPositionBuilderAtEnd(cg->b, cont);
+    }
+  }
+}

@@ -1,0 +1,220 @@
+/* cg_internal.h — private to codegen/: the lowering context and the helpers
+ * each codegen file exports to the others.
+ *
+ * Sections by file:
+ *   cg_module.c   context, target machine, kernel signature, verify, O3, PTX
+ *   cg_util.c     LLVM types of tile types, constants, intrinsics, inline PTX
+ *   cg_layout.c   thread ids and the per-element coordinates of a fragment
+ *   cg_lower.c    the op dispatcher and region walking
+ *   cg_arith.c    elementwise arithmetic, math, comparisons, casts
+ *   cg_memory.c   addptr, load, store, atomics
+ *   cg_reduce.c   reductions (thread, warp shuffles, shared memory)
+ *   cg_convert.c  layout conversions and shape ops (splat, arange, expand_dims,
+ *                 broadcast, trans, reshape) and the shared-memory exchange
+ *   cg_control.c  for / if / while
+ *   cg_debug.c    device_print (vprintf)
+ *
+ * Value representation.  Every IR value lowers to a CgVal: a per-thread
+ * array of LLVM scalars.  A scalar IR value has one element (identical in
+ * every thread).  A tensor in a distributed layout has one element per entry
+ * of the thread's fragment, in the fragment order that ir.h's LayoutFrag
+ * defines (base-layout dims mixed-radix, order[0] fastest).  Elements are
+ * always indexed with compile-time constants, so nothing lands in local
+ * memory.  MMA layouts will plug in as other fragment descriptions behind
+ * cg_frag(); every op that only needs "element i has coordinates c" keeps
+ * working unchanged.
+ *
+ * Element LLVM types: i1, i8..i64 (signedness lives in the tile type), half,
+ * bfloat, float, double, fp8 as i8 (bits), pointers as `ptr addrspace(1)`.
+ * In memory an i1 takes one byte (i8).
+ *
+ * Shared memory: one `external addrspace(3) global [0 x i8]` array (dynamic
+ * shared memory, align 16).  Ops that need scratch (layout conversion,
+ * reshape, cross-warp reductions, result broadcast of atomics) use it from
+ * offset 0, bracketed by barriers, and never keep data there across ops;
+ * cg->smem_bytes is the largest request. */
+#ifndef TLC_CG_INTERNAL_H
+#define TLC_CG_INTERNAL_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "codegen/codegen.h"
+
+/* ======================= per-value storage ================================ */
+
+typedef struct CgVal {
+  int n;               /* elements per thread; 1 for scalars */
+  LLVMValueRef *v;     /* n values in fragment order */
+} CgVal;
+
+/* ======================= cg_layout.c ====================================== */
+
+/* A fragment description: which elements of a tensor a thread holds and
+ * where they sit.  Only blocked-based layouts (BLOCKED, SLICE of it) so far;
+ * MMA / dot-operand layouts extend this with their own element order and
+ * make cg_frag, cg_coord, cg_owner and the cg_eval_* twins answer for them. */
+typedef struct CgFrag {
+  LayoutFrag lf;              /* ir.h's description over the base layout */
+  int rank;                   /* tensor rank */
+  int t2b[IR_MAX_RANK];       /* tensor dim -> base dim */
+  int b2t[IR_MAX_RANK];       /* base dim -> tensor dim, -1 for sliced dims */
+  int fast;                   /* first non-sliced base dim in order (-1: none) */
+} CgFrag;
+
+/* Per base layout: the thread's lane and warp index along each base dim and
+ * base_d = (warp_d * tpw_d + lane_d) * spt_d, all built in the prologue. */
+typedef struct CgThreadParts {
+  const Layout *base;
+  LLVMValueRef lane[IR_MAX_RANK], warp[IR_MAX_RANK], off[IR_MAX_RANK];
+} CgThreadParts;
+
+/* ======================= the context ====================================== */
+
+typedef struct CgOwnerCache {
+  const Type *type;
+  LLVMValueRef pred;          /* NULL when every thread owns its elements */
+} CgOwnerCache;
+
+typedef struct CgCtx {
+  IrModule *m;
+  IrFunc *f;
+  const CgOptions *opt;
+  StrBuf *errors;
+  bool failed;
+  const Op *last_error_op;    /* report one error per op, not one per element */
+  Arena arena;                /* codegen-private memory, freed at the end */
+  int capability;             /* 80, 90, ... */
+  int num_warps, nthreads;
+  int *use_counts;            /* by Value.id */
+
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMTargetMachineRef tm;
+  LLVMBuilderRef b;           /* the current insertion point */
+  LLVMBuilderRef pro;         /* end of the entry block: thread-invariant values */
+  LLVMValueRef fn;
+  LLVMBasicBlockRef entry;
+  LLVMValueRef smem;          /* @global_smem */
+  int smem_bytes;             /* largest scratch request */
+
+  LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64;
+  LLVMTypeRef t_gptr, t_sptr; /* ptr addrspace(1), ptr addrspace(3) */
+
+  LLVMValueRef tid, lane, warp; /* i32, in the prologue */
+  CgVal *vals;                /* by Value.id */
+  uint32_t nvals;
+  VEC(CgThreadParts) parts;
+  VEC(CgOwnerCache) owners;
+} CgCtx;
+
+/* ======================= cg_util.c ======================================== */
+
+void cg_error(CgCtx *cg, const Op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+LLVMTypeRef cg_type(CgCtx *cg, DType d);        /* register type of an element */
+LLVMTypeRef cg_mem_type(CgCtx *cg, DType d);    /* in-memory type (i1 -> i8) */
+int cg_dt_bytes(DType d);                        /* bytes in memory */
+LLVMValueRef cg_i32(CgCtx *cg, int64_t v);
+LLVMValueRef cg_i64(CgCtx *cg, int64_t v);
+LLVMValueRef cg_int(LLVMTypeRef t, int64_t v);
+LLVMValueRef cg_true(CgCtx *cg);
+LLVMValueRef cg_zero(CgCtx *cg, DType d);
+bool cg_is_const_int(LLVMValueRef v, int64_t *out);
+LLVMValueRef cg_and(CgCtx *cg, LLVMValueRef a, LLVMValueRef b); /* NULL = true */
+
+/* Call an LLVM intrinsic by name, overloaded on `tys`. */
+LLVMValueRef cg_intrin(CgCtx *cg, const char *name, LLVMTypeRef *tys, int ntys,
+                       LLVMValueRef *args, int nargs);
+/* Inline PTX: returns the call (a struct when ret is a struct type). */
+LLVMValueRef cg_asm(CgCtx *cg, LLVMTypeRef ret, const char *text, const char *constraints,
+                    LLVMValueRef *args, int nargs, bool side_effects);
+LLVMValueRef cg_sreg(CgCtx *cg, LLVMBuilderRef b, const char *name); /* "tid.x" */
+void cg_barrier(CgCtx *cg);
+/* Pointer into the shared scratch at a byte offset (i32). */
+LLVMValueRef cg_smem_ptr(CgCtx *cg, LLVMValueRef byte_off);
+void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes);
+/* Register <-> memory representation of one element. */
+LLVMValueRef cg_to_mem(CgCtx *cg, DType d, LLVMValueRef v);
+LLVMValueRef cg_from_mem(CgCtx *cg, DType d, LLVMValueRef v);
+/* Bits of an element as an integer of its width (pointers: i64) and back. */
+LLVMValueRef cg_to_bits(CgCtx *cg, DType d, LLVMValueRef v);
+LLVMValueRef cg_from_bits(CgCtx *cg, DType d, LLVMValueRef v);
+
+/* ======================= cg_layout.c ====================================== */
+
+/* Fragment of a tensor type (false + error when not distributed). */
+bool cg_frag(CgCtx *cg, const Op *op, const Type *t, CgFrag *f);
+bool cg_frag_of(const Layout *l, int rank, const int64_t *shape, CgFrag *f);
+/* Elements a value of type t has per thread (1 for scalars). */
+int cg_nelems(CgCtx *cg, const Type *t);
+void cg_thread_init(CgCtx *cg);
+const CgThreadParts *cg_thread_parts(CgCtx *cg, const Layout *base);
+/* Coordinate (i32) of fragment element i along tensor dim `tdim`, built at
+ * the current insertion point from the prologue's thread parts. */
+LLVMValueRef cg_coord(CgCtx *cg, const CgFrag *f, int i, int tdim);
+/* Row-major linear index (i32) of element i with the given per-tensor-dim
+ * strides. */
+LLVMValueRef cg_linear(CgCtx *cg, const CgFrag *f, int i, const int64_t *strides);
+/* i1 "this thread is the canonical holder of its elements" (stores and
+ * atomics write only from it), or NULL when no element is replicated.
+ * For scalar types: tid == 0. */
+LLVMValueRef cg_owner(CgCtx *cg, const Type *t);
+/* The lane / warp stride of base dim d in the lane / warp id. */
+int cg_lane_stride(const Layout *base, int d);
+int cg_warp_stride(const Layout *base, int d);
+
+/* The same formulas evaluated in C for thread `tid` (tests and the
+ * compile-time checks that find register-only conversions). */
+int64_t cg_eval_coord(const CgFrag *f, int tid, int i, int tdim);
+bool cg_eval_owner(const CgFrag *f, int tid);
+
+/* ======================= cg_lower.c ======================================= */
+
+CgVal *cg_get(CgCtx *cg, const Op *op, const Value *v);
+LLVMValueRef cg_el(const CgVal *v, int i);      /* element i, scalars broadcast */
+void cg_set(CgCtx *cg, const Value *v, LLVMValueRef *elems, int n);
+void cg_set_undef(CgCtx *cg, const Value *v);
+/* Lower the ops of a region; returns its terminator (not lowered) or NULL. */
+Op *cg_lower_block(CgCtx *cg, IrBlock *b);
+
+/* ======================= per-concept lowerings ============================ */
+
+bool cg_is_arith(OpKind k);
+void cg_lower_arith(CgCtx *cg, Op *op);          /* cg_arith.c */
+LLVMValueRef cg_cast_scalar(CgCtx *cg, const Op *op, LLVMValueRef v, DType from, DType to);
+LLVMValueRef cg_max_min(CgCtx *cg, DType d, bool is_max, bool propagate_nan,
+                        LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef cg_binary(CgCtx *cg, const Op *op, OpKind k, DType d, LLVMValueRef a,
+                       LLVMValueRef b);
+
+void cg_lower_addptr(CgCtx *cg, Op *op);         /* cg_memory.c */
+void cg_lower_load(CgCtx *cg, Op *op);
+void cg_lower_store(CgCtx *cg, Op *op);
+void cg_lower_atomic(CgCtx *cg, Op *op);
+/* A vector access of `vec` elements of d as words: wbits in {8,16,32,64},
+ * nw words (at most 4); elements <-> words. */
+void cg_words_for(DType d, int vec, int *wbits, int *nw);
+void cg_pack_words(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int nw,
+                   LLVMValueRef *out);
+void cg_unpack_words(CgCtx *cg, DType d, LLVMValueRef *words, int vec, int wbits, int nw,
+                     LLVMValueRef *out);
+
+void cg_lower_reduce(CgCtx *cg, Op *op);         /* cg_reduce.c */
+
+void cg_lower_shape(CgCtx *cg, Op *op);          /* cg_convert.c */
+/* Move `src` (fragment of type st) through shared memory into the fragment
+ * of type dt; dst element k reads the source element whose row-major linear
+ * index over st's shape is sum_d coord_d(k) * rstride[d].  `wpred`, when not
+ * NULL, guards the writes (per thread). */
+void cg_smem_exchange(CgCtx *cg, const Op *op, const Type *st, const CgVal *src,
+                      const Type *dt, const int64_t *rstride, LLVMValueRef wpred,
+                      LLVMValueRef *out);
+
+void cg_lower_print(CgCtx *cg, Op *op);          /* cg_debug.c */
+
+void cg_lower_for(CgCtx *cg, Op *op);            /* cg_control.c */
+void cg_lower_if(CgCtx *cg, Op *op);
+void cg_lower_while(CgCtx *cg, Op *op);
+
+#endif

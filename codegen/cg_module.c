@@ -1,0 +1,250 @@
+/* cg_module.c — cg_compile(): the LLVM context and target machine, the
+ * kernel's signature and annotations, lowering of the body, the LLVM
+ * verifier, the O3 pipeline and PTX emission.
+ *
+ * The kernel is `void @name(params)` with pointer parameters as
+ * `ptr addrspace(1)` (no noalias: Triton does not assume it either) and
+ * scalars as their LLVM types, marked a kernel through nvvm.annotations
+ * ("kernel", and "maxntidx" = 32 * num_warps).  The entry block holds the
+ * thread-invariant prologue (thread ids, per-layout lane/warp splits) and
+ * branches to the body once lowering is done, so every prologue value
+ * dominates every use. */
+#include "codegen/cg_internal.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Support.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *cg_ptx_features(const char *arch) {
+  static const struct {
+    const char *arch, *features;
+  } table[] = {
+      {"sm_90a", "+ptx80"}, {"sm_90", "+ptx80"}, {"sm_89", "+ptx78"}, {"sm_87", "+ptx78"},
+      {"sm_86", "+ptx78"},  {"sm_80", "+ptx78"}, {"sm_75", "+ptx78"}, {"sm_70", "+ptx78"},
+  };
+  if (!arch) return NULL;
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(table[i].arch, arch) == 0) return table[i].features;
+  return NULL;
+}
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+/* Two NVPTX options, set once for the process (the LLVM-C API has no
+ * TargetOptions; our LLVM copy is private to libtlc):
+ *  - FP contraction as Triton's default (enable_fp_fusion): NVPTX fuses
+ *    mul + add into fma and leaves plain add/mul (not .rn) for ptxas;
+ *  - 32-bit shared-memory pointers, as Triton uses (fewer registers). */
+static void init_nvptx(void) {
+  const char *argv[] = {"tlc", "-nvptx-fma-level=2", "-nvptx-short-ptr"};
+  LLVMParseCommandLineOptions(3, argv, NULL);
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetMC();
+  LLVMInitializeNVPTXAsmPrinter();
+}
+
+static void annotate(CgCtx *cg, const char *key, int value) {
+  LLVMMetadataRef ops[3] = {
+      LLVMValueAsMetadata(cg->fn),
+      LLVMMDStringInContext2(cg->ctx, key, strlen(key)),
+      LLVMValueAsMetadata(cg_i32(cg, value)),
+  };
+  LLVMMetadataRef node = LLVMMDNodeInContext2(cg->ctx, ops, 3);
+  LLVMAddNamedMetadataOperand(cg->mod, "nvvm.annotations", LLVMMetadataAsValue(cg->ctx, node));
+}
+
+static bool create_target(CgCtx *cg, const char *arch, int opt_level) {
+  const char *triple = "nvptx64-nvidia-cuda";
+  const char *features = cg_ptx_features(arch);
+  if (!features) {
+    cg_error(cg, NULL, "unknown target architecture '%s' (expected sm_80, sm_90a, ...)", arch);
+    return false;
+  }
+  LLVMTargetRef target;
+  char *msg = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+    cg_error(cg, NULL, "NVPTX target unavailable: %s", msg ? msg : "?");
+    LLVMDisposeMessage(msg);
+    return false;
+  }
+  LLVMCodeGenOptLevel lvl = opt_level <= 0   ? LLVMCodeGenLevelNone
+                            : opt_level == 1 ? LLVMCodeGenLevelLess
+                            : opt_level == 2 ? LLVMCodeGenLevelDefault
+                                             : LLVMCodeGenLevelAggressive;
+  cg->tm = LLVMCreateTargetMachine(target, triple, arch, features, lvl, LLVMRelocDefault,
+                                   LLVMCodeModelDefault);
+  if (!cg->tm) {
+    cg_error(cg, NULL, "cannot create an NVPTX target machine for %s", arch);
+    return false;
+  }
+  LLVMSetTarget(cg->mod, triple);
+  LLVMTargetDataRef td = LLVMCreateTargetDataLayout(cg->tm);
+  LLVMSetModuleDataLayout(cg->mod, td);
+  LLVMDisposeTargetData(td);
+  return true;
+}
+
+static void init_types(CgCtx *cg) {
+  LLVMContextRef c = cg->ctx;
+  cg->t_void = LLVMVoidTypeInContext(c);
+  cg->t_i1 = LLVMInt1TypeInContext(c);
+  cg->t_i8 = LLVMInt8TypeInContext(c);
+  cg->t_i16 = LLVMInt16TypeInContext(c);
+  cg->t_i32 = LLVMInt32TypeInContext(c);
+  cg->t_i64 = LLVMInt64TypeInContext(c);
+  cg->t_f16 = LLVMHalfTypeInContext(c);
+  cg->t_bf16 = LLVMBFloatTypeInContext(c);
+  cg->t_f32 = LLVMFloatTypeInContext(c);
+  cg->t_f64 = LLVMDoubleTypeInContext(c);
+  cg->t_gptr = LLVMPointerTypeInContext(c, 1);
+  cg->t_sptr = LLVMPointerTypeInContext(c, 3);
+}
+
+static void build_kernel(CgCtx *cg) {
+  IrFunc *f = cg->f;
+  int n = f->nargs;
+  LLVMTypeRef *pt = ARENA_ARRAY(&cg->arena, LLVMTypeRef, n ? n : 1);
+  for (int i = 0; i < n; i++) {
+    const Type *t = f->args[i].value->type;
+    if (t->rank) cg_error(cg, NULL, "kernel argument '%s' is a tensor", f->args[i].name);
+    pt[i] = cg_type(cg, t->dtype);
+  }
+  LLVMTypeRef fty = LLVMFunctionType(cg->t_void, pt, (unsigned)n, 0);
+  cg->fn = LLVMAddFunction(cg->mod, f->name, fty);
+  annotate(cg, "kernel", 1);
+  annotate(cg, "maxntidx", cg->nthreads);
+
+  cg->smem = LLVMAddGlobalInAddressSpace(cg->mod, LLVMArrayType2(cg->t_i8, 0), "global_smem", 3);
+  LLVMSetLinkage(cg->smem, LLVMExternalLinkage);
+  LLVMSetAlignment(cg->smem, 16);
+
+  cg->entry = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "entry");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "body");
+  cg->pro = LLVMCreateBuilderInContext(cg->ctx);
+  LLVMPositionBuilderAtEnd(cg->pro, cg->entry);
+  cg->b = LLVMCreateBuilderInContext(cg->ctx);
+  LLVMPositionBuilderAtEnd(cg->b, body);
+  cg_thread_init(cg);
+
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef p = LLVMGetParam(cg->fn, (unsigned)i);
+    const char *nm = f->args[i].name ? f->args[i].name : "";
+    LLVMSetValueName2(p, nm, strlen(nm));
+    cg_set(cg, f->args[i].value, &p, 1);
+  }
+
+  Op *term = cg_lower_block(cg, f->body);
+  if (term && term->kind != OP_RETURN) cg_error(cg, term, "function body must end in return");
+  LLVMBuildRetVoid(cg->b);
+  LLVMBuildBr(cg->pro, body);
+}
+
+/* Verify, optimize and emit.  Returns false after an error. */
+static bool finish(CgCtx *cg, CgResult *out) {
+  char *msg = NULL;
+  if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &msg)) {
+    cg_error(cg, NULL, "LLVM verifier: %s", msg ? msg : "?");
+    LLVMDisposeMessage(msg);
+    char *ir = LLVMPrintModuleToString(cg->mod);
+    sb_puts(cg->errors, "--- offending LLVM IR ---\n");
+    sb_puts(cg->errors, ir);
+    LLVMDisposeMessage(ir);
+    return false;
+  }
+  LLVMDisposeMessage(msg);
+
+  int lvl = cg->opt->opt_level;
+  if (lvl < 0 || lvl > 3) lvl = 3;
+  char pipeline[32];
+  snprintf(pipeline, sizeof pipeline, "default<O%d>", lvl);
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef err = LLVMRunPasses(cg->mod, pipeline, cg->tm, po);
+  LLVMDisposePassBuilderOptions(po);
+  if (err) {
+    char *em = LLVMGetErrorMessage(err);
+    cg_error(cg, NULL, "LLVM pass pipeline: %s", em);
+    LLVMDisposeErrorMessage(em);
+    return false;
+  }
+
+  if (cg->opt->want_llvm) {
+    char *ir = LLVMPrintModuleToString(cg->mod);
+    out->llvm_ir = xstrdup(ir);
+    LLVMDisposeMessage(ir);
+  }
+  if (cg->opt->want_ptx) {
+    LLVMMemoryBufferRef buf = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(cg->tm, cg->mod, LLVMAssemblyFile, &msg, &buf)) {
+      cg_error(cg, NULL, "NVPTX emission: %s", msg ? msg : "?");
+      LLVMDisposeMessage(msg);
+      return false;
+    }
+    size_t len = LLVMGetBufferSize(buf);
+    char *ptx = xmalloc(len + 1);
+    memcpy(ptx, LLVMGetBufferStart(buf), len);
+    ptx[len] = 0;
+    out->ptx = ptx;
+    LLVMDisposeMemoryBuffer(buf);
+  }
+  return true;
+}
+
+int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors) {
+  memset(out, 0, sizeof *out);
+  CgCtx cg;
+  memset(&cg, 0, sizeof cg);
+  cg.m = m;
+  cg.f = m->func;
+  cg.opt = opt;
+  cg.errors = errors;
+  arena_init(&cg.arena);
+  if (!cg.f) {
+    cg_error(&cg, NULL, "module has no kernel");
+    arena_free(&cg.arena);
+    return -1;
+  }
+  const char *arch = opt->arch ? opt->arch : m->arch ? m->arch : "sm_90a";
+  cg.capability = 0;
+  for (const char *p = arch; *p; p++)
+    if (*p >= '0' && *p <= '9') cg.capability = cg.capability * 10 + (*p - '0');
+  cg.num_warps = m->num_warps > 0 ? m->num_warps : 4;
+  cg.nthreads = 32 * cg.num_warps;
+  cg.nvals = cg.f->nvalues;
+  cg.vals = ARENA_ARRAY(&cg.arena, CgVal, cg.nvals ? cg.nvals : 1);
+  cg.use_counts = ir_use_counts(cg.f);
+
+  pthread_once(&init_once, init_nvptx);
+  cg.ctx = LLVMContextCreate();
+  init_types(&cg);
+  cg.mod = LLVMModuleCreateWithNameInContext(cg.f->name, cg.ctx);
+
+  bool ok = create_target(&cg, arch, opt->opt_level < 0 ? 3 : opt->opt_level);
+  if (ok) {
+    build_kernel(&cg);
+    ok = !cg.failed && finish(&cg, out);
+  }
+  out->shared_bytes = cg.smem_bytes;
+  m->shared_bytes = cg.smem_bytes;
+
+  if (cg.b) LLVMDisposeBuilder(cg.b);
+  if (cg.pro) LLVMDisposeBuilder(cg.pro);
+  LLVMDisposeModule(cg.mod);
+  if (cg.tm) LLVMDisposeTargetMachine(cg.tm);
+  LLVMContextDispose(cg.ctx);
+  VEC_FREE(cg.parts);
+  VEC_FREE(cg.owners);
+  free(cg.use_counts);
+  arena_free(&cg.arena);
+  if (!ok || cg.failed) {
+    free(out->llvm_ir);
+    free(out->ptx);
+    out->llvm_ir = out->ptx = NULL;
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,262 @@
+/* cg_reduce.c — REDUCE along one axis, in three steps:
+ *
+ *  1. in the thread: fragment elements that differ only along the axis
+ *     combine into the result element with the same other coordinates
+ *     (result layout = slice(axis, operand layout), same base fragment with
+ *     the axis' extent 1);
+ *  2. in the warp: butterflies (shfl.sync.bfly) over the lane-id bits of
+ *     the axis, only over the lay_unique_lanes(axis) lanes holding distinct
+ *     data (the replicas run the same exchanges and get the same result);
+ *  3. across warps, when lay_unique_warps(axis) > 1: lane 0 of the axis in
+ *     each unique warp writes its partials to scratch[warp_axis][out], a
+ *     barrier, every thread combines partials 0..W-1 in order for each of
+ *     its result elements, a barrier before the scratch is reused.
+ *
+ * Every thread ends with the full result for its fragment; a 1-D operand
+ * reduces to a scalar held by every thread.
+ *
+ * Operands / results.  Plain combines (sum, prod, max, min, and, or, xor)
+ * reduce each operand independently into the result with its index.
+ * argmax / argmin carry (value, index) pairs: the index is operand 1 when
+ * present, otherwise the coordinate along the axis (i32).  With two results
+ * they are (value, index); with one result it is the index.  Ties pick the
+ * smallest index (Triton's tie_break_left); max / min ignore NaNs (maxnum),
+ * as tl.max / tl.min do; sums combine in the element type. */
+#include "codegen/cg_internal.h"
+
+#include <string.h>
+
+#define MAX_STREAMS 4
+
+typedef struct Red {
+  CombineKind kind;
+  bool arg;
+  int nstreams;               /* arg: 2 (value, index) */
+  DType dt[MAX_STREAMS];
+} Red;
+
+static LLVMValueRef combine1(CgCtx *cg, const Op *op, CombineKind k, DType d, LLVMValueRef a,
+                             LLVMValueRef b) {
+  switch (k) {
+  case COMBINE_SUM: return cg_binary(cg, op, OP_ADD, d, a, b);
+  case COMBINE_PROD: return cg_binary(cg, op, OP_MUL, d, a, b);
+  case COMBINE_MAX: return cg_max_min(cg, d, true, false, a, b);
+  case COMBINE_MIN: return cg_max_min(cg, d, false, false, a, b);
+  case COMBINE_XOR: return cg_binary(cg, op, OP_XOR, d, a, b);
+  case COMBINE_AND: return cg_binary(cg, op, OP_AND, d, a, b);
+  case COMBINE_OR: return cg_binary(cg, op, OP_OR, d, a, b);
+  default: break;
+  }
+  cg_error(cg, op, "bad combine kind %d", (int)k);
+  return a;
+}
+
+/* acc[s] = combine(acc[s], x[s]) for every stream. */
+static void combine(CgCtx *cg, const Op *op, const Red *r, LLVMValueRef *acc, LLVMValueRef *x) {
+  if (!r->arg) {
+    for (int s = 0; s < r->nstreams; s++) acc[s] = combine1(cg, op, r->kind, r->dt[s], acc[s], x[s]);
+    return;
+  }
+  LLVMBuilderRef B = cg->b;
+  DType vd = r->dt[0], id = r->dt[1];
+  LLVMValueRef av = acc[0], bv = x[0];
+  bool mx = r->kind == COMBINE_ARGMAX;
+  LLVMValueRef better, eq;
+  if (dt_is_float(vd)) {
+    if (vd == DT_BF16) {
+      av = LLVMBuildFPExt(B, av, cg->t_f32, "");
+      bv = LLVMBuildFPExt(B, bv, cg->t_f32, "");
+    }
+    better = LLVMBuildFCmp(B, mx ? LLVMRealOGT : LLVMRealOLT, av, bv, "");
+    eq = LLVMBuildFCmp(B, LLVMRealOEQ, av, bv, "");
+  } else {
+    bool s = dt_is_signed(vd);
+    better = LLVMBuildICmp(B, mx ? (s ? LLVMIntSGT : LLVMIntUGT) : (s ? LLVMIntSLT : LLVMIntULT),
+                           av, bv, "");
+    eq = LLVMBuildICmp(B, LLVMIntEQ, av, bv, "");
+  }
+  LLVMValueRef lt = LLVMBuildICmp(B, dt_is_signed(id) ? LLVMIntSLT : LLVMIntULT, acc[1], x[1], "");
+  LLVMValueRef take = LLVMBuildOr(B, better, LLVMBuildAnd(B, eq, lt, ""), "");
+  acc[0] = LLVMBuildSelect(B, take, acc[0], x[0], "");
+  acc[1] = LLVMBuildSelect(B, take, acc[1], x[1], "");
+}
+
+/* Butterfly shuffle of one element of dtype d across lane mask `m`. */
+static LLVMValueRef shfl(CgCtx *cg, DType d, LLVMValueRef v, int m) {
+  LLVMBuilderRef B = cg->b;
+  int bits = d == DT_I1 ? 1 : dt_bits(d);
+  LLVMValueRef x = cg_to_bits(cg, d, v);
+  LLVMValueRef args[4] = {cg_i32(cg, -1), NULL, cg_i32(cg, m), cg_i32(cg, 31)};
+  if (bits == 64) {
+    LLVMValueRef lo = LLVMBuildTrunc(B, x, cg->t_i32, "");
+    LLVMValueRef hi = LLVMBuildTrunc(B, LLVMBuildLShr(B, x, cg_i64(cg, 32), ""), cg->t_i32, "");
+    args[1] = lo;
+    lo = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
+    args[1] = hi;
+    hi = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
+    x = LLVMBuildOr(B, LLVMBuildZExt(B, lo, cg->t_i64, ""),
+                    LLVMBuildShl(B, LLVMBuildZExt(B, hi, cg->t_i64, ""), cg_i64(cg, 32), ""), "");
+    return cg_from_bits(cg, d, x);
+  }
+  LLVMTypeRef xt = LLVMTypeOf(x);
+  args[1] = bits < 32 ? LLVMBuildZExt(B, x, cg->t_i32, "") : x;
+  LLVMValueRef r = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
+  if (bits < 32) r = LLVMBuildTrunc(B, r, xt, "");
+  return cg_from_bits(cg, d, r);
+}
+
+static int align16(int64_t v) { return (int)((v + 15) & ~(int64_t)15); }
+
+void cg_lower_reduce(CgCtx *cg, Op *op) {
+  const Type *xt = op->operands[0]->type;
+  int axis = op->attr.axis;
+  Red r;
+  memset(&r, 0, sizeof r);
+  r.kind = op->attr.combine;
+  r.arg = r.kind == COMBINE_ARGMAX || r.kind == COMBINE_ARGMIN;
+  r.nstreams = r.arg ? 2 : op->noperands;
+  CgFrag f, fr;
+  bool scalar_out = xt->rank == 1;
+  bool ok = op->noperands >= 1 && op->nresults >= 1 && r.nstreams <= MAX_STREAMS &&
+            (r.arg || op->nresults == op->noperands) && xt->rank > 0 && axis >= 0 &&
+            axis < xt->rank;
+  if (!ok) cg_error(cg, op, "malformed reduce");
+  ok = ok && cg_frag(cg, op, xt, &f);
+  if (ok && !scalar_out) {
+    ok = cg_frag(cg, op, op->results[0]->type, &fr);
+    if (ok && (fr.lf.base != f.lf.base || fr.lf.extent[f.t2b[axis]] != 1)) {
+      cg_error(cg, op, "reduce result must be in slice(axis, operand layout)");
+      ok = false;
+    }
+  }
+  if (!ok) {
+    for (int i = 0; i < op->nresults; i++) cg_set_undef(cg, op->results[i]);
+    return;
+  }
+  int bd = f.t2b[axis];
+  int n = f.lf.count, m = scalar_out ? 1 : fr.lf.count;
+
+  /* inputs per stream */
+  CgVal *in[MAX_STREAMS] = {NULL};
+  for (int s = 0; s < op->noperands && s < MAX_STREAMS; s++) in[s] = cg_get(cg, op, op->operands[s]);
+  r.dt[0] = xt->dtype;
+  if (r.arg) r.dt[1] = op->noperands >= 2 ? op->operands[1]->type->dtype : DT_I32;
+  else
+    for (int s = 1; s < r.nstreams; s++) r.dt[s] = op->operands[s]->type->dtype;
+
+  LLVMValueRef *acc = ARENA_ARRAY(&cg->arena, LLVMValueRef, (size_t)m * MAX_STREAMS);
+  bool *have = ARENA_ARRAY(&cg->arena, bool, m);
+  /* 1. within the thread */
+  for (int i = 0; i < n; i++) {
+    int o = 0;
+    if (!scalar_out) {
+      int idx[IR_MAX_RANK];
+      lay_frag_index(&f.lf, i, idx);
+      idx[bd] = 0;
+      o = lay_frag_linear(&fr.lf, idx);
+    }
+    LLVMValueRef x[MAX_STREAMS];
+    for (int s = 0; s < r.nstreams; s++) {
+      if (r.arg && s == 1 && op->noperands < 2) x[s] = cg_coord(cg, &f, i, axis);
+      else x[s] = cg_el(in[s], i);
+    }
+    LLVMValueRef *a = acc + (size_t)o * MAX_STREAMS;
+    if (!have[o]) {
+      memcpy(a, x, sizeof(LLVMValueRef) * (size_t)r.nstreams);
+      have[o] = true;
+    } else {
+      combine(cg, op, &r, a, x);
+    }
+  }
+
+  /* 2. across the lanes of the axis */
+  const Layout *base = f.lf.base;
+  int ul = lay_unique_lanes(&f.lf, bd), ls = cg_lane_stride(base, bd);
+  for (int s = 1; s < ul; s *= 2)
+    for (int o = 0; o < m; o++) {
+      LLVMValueRef *a = acc + (size_t)o * MAX_STREAMS, x[MAX_STREAMS];
+      for (int k = 0; k < r.nstreams; k++) x[k] = shfl(cg, r.dt[k], a[k], s * ls);
+      combine(cg, op, &r, a, x);
+    }
+
+  /* 3. across the warps of the axis */
+  int uw = lay_unique_warps(&f.lf, bd);
+  if (uw > 1) {
+    const Type *rt = op->results[0]->type;
+    int64_t nout = ty_numel(rt);
+    int64_t rstride[IR_MAX_RANK], st = 1;
+    for (int d = rt->rank - 1; d >= 0; d--) rstride[d] = st, st *= rt->shape[d];
+    int off[MAX_STREAMS], total = 0;
+    for (int k = 0; k < r.nstreams; k++) {
+      off[k] = total;
+      total = align16(total + (int64_t)uw * nout * cg_dt_bytes(r.dt[k]));
+    }
+    cg_smem_request(cg, op, total);
+    const CgThreadParts *tp = cg_thread_parts(cg, base);
+    LLVMValueRef wsel = NULL;
+    if (base->tpw[bd] > 1)
+      wsel = LLVMBuildICmp(cg->pro, LLVMIntEQ, tp->lane[bd], cg_i32(cg, 0), "");
+    if (base->wpc[bd] > uw) {
+      LLVMValueRef c = LLVMBuildICmp(cg->pro, LLVMIntULT, tp->warp[bd], cg_i32(cg, uw), "");
+      wsel = wsel ? LLVMBuildAnd(cg->pro, wsel, c, "") : c;
+    }
+    LLVMValueRef *lin = ARENA_ARRAY(&cg->arena, LLVMValueRef, m);
+    LLVMBasicBlockRef cont = NULL;
+    if (wsel) {
+      LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "red.write");
+      cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "red.cont");
+      LLVMBuildCondBr(cg->b, wsel, w, cont);
+      LLVMPositionBuilderAtEnd(cg->b, w);
+    }
+    LLVMValueRef wbase = LLVMBuildMul(cg->b, tp->warp[bd], cg_i32(cg, nout), "");
+    for (int o = 0; o < m; o++) {
+      LLVMValueRef l = scalar_out ? cg_i32(cg, 0) : cg_linear(cg, &fr, o, rstride);
+      LLVMValueRef slot = LLVMBuildAdd(cg->b, wbase, l, "");
+      for (int k = 0; k < r.nstreams; k++) {
+        int eb = cg_dt_bytes(r.dt[k]);
+        LLVMValueRef byte = LLVMBuildAdd(cg->b, LLVMBuildMul(cg->b, slot, cg_i32(cg, eb), ""),
+                                         cg_i32(cg, off[k]), "");
+        LLVMValueRef v = cg_to_mem(cg, r.dt[k], acc[(size_t)o * MAX_STREAMS + k]);
+        LLVMValueRef stv = LLVMBuildStore(cg->b, v, cg_smem_ptr(cg, byte));
+        LLVMSetAlignment(stv, (unsigned)eb);
+      }
+    }
+    if (cont) {
+      LLVMBuildBr(cg->b, cont);
+      LLVMPositionBuilderAtEnd(cg->b, cont);
+    }
+    cg_barrier(cg);
+    for (int o = 0; o < m; o++) lin[o] = scalar_out ? cg_i32(cg, 0) : cg_linear(cg, &fr, o, rstride);
+    for (int o = 0; o < m; o++) {
+      LLVMValueRef *a = acc + (size_t)o * MAX_STREAMS;
+      for (int w = 0; w < uw; w++) {
+        LLVMValueRef x[MAX_STREAMS];
+        for (int k = 0; k < r.nstreams; k++) {
+          int eb = cg_dt_bytes(r.dt[k]);
+          LLVMValueRef slot = LLVMBuildAdd(cg->b, lin[o], cg_i32(cg, (int64_t)w * nout), "");
+          LLVMValueRef byte = LLVMBuildAdd(cg->b, LLVMBuildMul(cg->b, slot, cg_i32(cg, eb), ""),
+                                           cg_i32(cg, off[k]), "");
+          LLVMValueRef ld = LLVMBuildLoad2(cg->b, cg_mem_type(cg, r.dt[k]), cg_smem_ptr(cg, byte), "");
+          LLVMSetAlignment(ld, (unsigned)eb);
+          x[k] = cg_from_mem(cg, r.dt[k], ld);
+        }
+        if (w == 0) memcpy(a, x, sizeof(LLVMValueRef) * (size_t)r.nstreams);
+        else combine(cg, op, &r, a, x);
+      }
+    }
+    cg_barrier(cg);
+  }
+
+  /* results */
+  LLVMValueRef *res = ARENA_ARRAY(&cg->arena, LLVMValueRef, m);
+  for (int k = 0; k < op->nresults; k++) {
+    int s = r.arg ? (op->nresults == 2 ? k : 1) : k;
+    DType want = op->results[k]->type->dtype;
+    for (int o = 0; o < m; o++) {
+      LLVMValueRef v = acc[(size_t)o * MAX_STREAMS + s];
+      if (want != r.dt[s]) v = cg_cast_scalar(cg, op, v, r.dt[s], want);
+      res[o] = v;
+    }
+    cg_set(cg, op->results[k], res, m);
+  }
+}

@@ -1,0 +1,139 @@
+/* cg_util.c — small LLVM helpers shared by the codegen files: the LLVM
+ * types of tile element types, constants, intrinsic calls, inline PTX,
+ * special registers, barriers, the shared scratch pointer, and the
+ * register <-> memory <-> bits conversions of one element.
+ *
+ * Owns no lowering decisions; every function builds at cg->b unless it
+ * takes a builder. */
+#include "codegen/cg_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void cg_error(CgCtx *cg, const Op *op, const char *fmt, ...) {
+  cg->failed = true;
+  if (op && op == cg->last_error_op) return;
+  cg->last_error_op = op;
+  if (op && op->loc.file)
+    sb_printf(cg->errors, "%s:%d:%d: ", op->loc.file, op->loc.line, op->loc.col);
+  sb_puts(cg->errors, "error: internal error: ");
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(cg->errors, fmt, ap);
+  va_end(ap);
+  if (op) {
+    sb_puts(cg->errors, "\n  in: ");
+    ir_print_op(cg->errors, op);
+  } else {
+    sb_putc(cg->errors, '\n');
+  }
+}
+
+LLVMTypeRef cg_type(CgCtx *cg, DType d) {
+  switch (d) {
+  case DT_I1: return cg->t_i1;
+  case DT_I8: case DT_U8: case DT_F8E4M3: case DT_F8E5M2: return cg->t_i8;
+  case DT_I16: case DT_U16: return cg->t_i16;
+  case DT_I32: case DT_U32: return cg->t_i32;
+  case DT_I64: case DT_U64: return cg->t_i64;
+  case DT_F16: return cg->t_f16;
+  case DT_BF16: return cg->t_bf16;
+  case DT_F32: return cg->t_f32;
+  case DT_F64: return cg->t_f64;
+  case DT_PTR: return cg->t_gptr;
+  default: return cg->t_i32;
+  }
+}
+
+LLVMTypeRef cg_mem_type(CgCtx *cg, DType d) { return d == DT_I1 ? cg->t_i8 : cg_type(cg, d); }
+
+int cg_dt_bytes(DType d) { return d == DT_I1 ? 1 : dt_bits(d) / 8; }
+
+LLVMValueRef cg_int(LLVMTypeRef t, int64_t v) {
+  return LLVMConstInt(t, (unsigned long long)v, v < 0);
+}
+LLVMValueRef cg_i32(CgCtx *cg, int64_t v) { return cg_int(cg->t_i32, v); }
+LLVMValueRef cg_i64(CgCtx *cg, int64_t v) { return cg_int(cg->t_i64, v); }
+LLVMValueRef cg_true(CgCtx *cg) { return LLVMConstInt(cg->t_i1, 1, 0); }
+
+LLVMValueRef cg_zero(CgCtx *cg, DType d) { return LLVMConstNull(cg_type(cg, d)); }
+
+bool cg_is_const_int(LLVMValueRef v, int64_t *out) {
+  if (!v || !LLVMIsAConstantInt(v)) return false;
+  *out = LLVMConstIntGetSExtValue(v);
+  return true;
+}
+
+LLVMValueRef cg_and(CgCtx *cg, LLVMValueRef a, LLVMValueRef b) {
+  int64_t c;
+  if (a && cg_is_const_int(a, &c) && c) a = NULL;
+  if (b && cg_is_const_int(b, &c) && c) b = NULL;
+  if (!a) return b;
+  if (!b) return a;
+  return LLVMBuildAnd(cg->b, a, b, "");
+}
+
+LLVMValueRef cg_intrin(CgCtx *cg, const char *name, LLVMTypeRef *tys, int ntys,
+                       LLVMValueRef *args, int nargs) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, tys, (size_t)ntys);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(cg->ctx, id, tys, (size_t)ntys);
+  return LLVMBuildCall2(cg->b, fty, fn, args, (unsigned)nargs, "");
+}
+
+LLVMValueRef cg_asm(CgCtx *cg, LLVMTypeRef ret, const char *text, const char *constraints,
+                    LLVMValueRef *args, int nargs, bool side_effects) {
+  LLVMTypeRef at[16];
+  for (int i = 0; i < nargs; i++) at[i] = LLVMTypeOf(args[i]);
+  LLVMTypeRef fty = LLVMFunctionType(ret, at, (unsigned)nargs, 0);
+  LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints),
+                                     side_effects, 0, LLVMInlineAsmDialectATT, 0);
+  return LLVMBuildCall2(cg->b, fty, fn, args, (unsigned)nargs, "");
+}
+
+LLVMValueRef cg_sreg(CgCtx *cg, LLVMBuilderRef b, const char *name) {
+  char full[64];
+  snprintf(full, sizeof full, "llvm.nvvm.read.ptx.sreg.%s", name);
+  unsigned id = LLVMLookupIntrinsicID(full, strlen(full));
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, NULL, 0);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(cg->ctx, id, NULL, 0);
+  return LLVMBuildCall2(b, fty, fn, NULL, 0, "");
+}
+
+void cg_barrier(CgCtx *cg) { cg_intrin(cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0); }
+
+LLVMValueRef cg_smem_ptr(CgCtx *cg, LLVMValueRef byte_off) {
+  return LLVMBuildGEP2(cg->b, cg->t_i8, cg->smem, &byte_off, 1, "");
+}
+
+void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes) {
+  int64_t limit = cg->capability >= 90 ? 232448 : cg->capability >= 80 ? 166912 : 98304;
+  if (bytes > limit) {
+    cg_error(cg, op, "needs %lld bytes of shared scratch, more than the %lld the target has",
+             (long long)bytes, (long long)limit);
+    return;
+  }
+  if (bytes > cg->smem_bytes) cg->smem_bytes = (int)bytes;
+}
+
+LLVMValueRef cg_to_mem(CgCtx *cg, DType d, LLVMValueRef v) {
+  return d == DT_I1 ? LLVMBuildZExt(cg->b, v, cg->t_i8, "") : v;
+}
+
+LLVMValueRef cg_from_mem(CgCtx *cg, DType d, LLVMValueRef v) {
+  return d == DT_I1 ? LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(cg->t_i8), "") : v;
+}
+
+LLVMValueRef cg_to_bits(CgCtx *cg, DType d, LLVMValueRef v) {
+  if (d == DT_PTR) return LLVMBuildPtrToInt(cg->b, v, cg->t_i64, "");
+  if (dt_is_float(d) && d != DT_F8E4M3 && d != DT_F8E5M2)
+    return LLVMBuildBitCast(cg->b, v, LLVMIntTypeInContext(cg->ctx, (unsigned)dt_bits(d)), "");
+  return v;
+}
+
+LLVMValueRef cg_from_bits(CgCtx *cg, DType d, LLVMValueRef v) {
+  if (d == DT_PTR) return LLVMBuildIntToPtr(cg->b, v, cg->t_gptr, "");
+  if (dt_is_float(d) && d != DT_F8E4M3 && d != DT_F8E5M2)
+    return LLVMBuildBitCast(cg->b, v, cg_type(cg, d), "");
+  return v;
+}

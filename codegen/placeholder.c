@@ -1,1 +1,0 @@
-/* placeholder: removed once the folder has real sources */ typedef int tlc_placeholder_codegen;

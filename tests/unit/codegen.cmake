@@ -1,0 +1,17 @@
+# codegen unit tests (included from tests/unit/CMakeLists.txt):
+#   test_codegen         hand-built tile IR -> PTX for sm_90a and sm_80; checks
+#                        the PTX text and runs ptxas on it when on the PATH
+#   test_codegen_layout  the per-element coordinate formula and the ownership
+#                        predicate against an independent model, every thread
+foreach(t test_codegen test_codegen_layout)
+  add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
+  target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR} ${LLVM_INCLUDE_DIR})
+  target_compile_options(${t} PRIVATE ${TLC_WARNINGS})
+  target_link_libraries(${t} PRIVATE tlc m ${CMAKE_DL_LIBS})
+  add_test(NAME ${t} COMMAND ${t})
+  set_tests_properties(${t} PROPERTIES LABELS cpu)
+endforeach()
+# The same cases launched on the GPU and checked against CPU references
+# (skipped with 77 where libcuda.so.1 or a device is missing).
+add_test(NAME test_codegen_gpu COMMAND test_codegen --gpu)
+set_tests_properties(test_codegen_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
