@@ -1,0 +1,335 @@
+/* host.c — the examples' shared host side that talks to the runtime: opening
+ * it, memory, compiling, timing and the case runner (see host.h for the
+ * conventions and the RESULT line; check.c has the parts that need no GPU).
+ *
+ * The output of every case lives between two guard zones of poison bytes:
+ * the whole allocation is filled with 0xFF before a run (0xFFFFFFFF and
+ * 0xFFFF are NaN patterns, never a value a correct kernel writes from finite
+ * inputs), so afterwards an element still holding the pattern was not
+ * written and a changed guard byte was written out of bounds. */
+#include "examples/common/host.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef TLC_EXAMPLES_DIR
+#error "TLC_EXAMPLES_DIR must be defined to the examples source folder (examples/CMakeLists.txt does)"
+#endif
+
+enum { EX_GUARD = 64 * 1024 }; /* bytes of poison on each side of an output */
+
+/* ---- runtime ------------------------------------------------------------------- */
+
+static void usage(const char *prog) {
+  fprintf(stderr,
+          "usage: %s [--seed N] [--reps N] [--warmup N] [-v]\n"
+          "  --seed N    draw the inputs from seed N (printed by every run)\n"
+          "  --reps N    timed launches per case, median reported (default 25)\n"
+          "  --warmup N  untimed launches before timing (default 5)\n",
+          prog);
+}
+
+static uint64_t fresh_seed(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  uint64_t s = (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+  ExRng r = {s};
+  return ex_rng_next(&r) & 0xFFFFFFFFFFFFull; /* 48 bits: short enough to type */
+}
+
+static long parse_long(const char *prog, const char *opt, const char *v) {
+  char *end;
+  if (!v) {
+    fprintf(stderr, "%s: %s needs a value\n", prog, opt);
+    exit(2);
+  }
+  long x = strtol(v, &end, 0);
+  if (*end || x < 0) {
+    fprintf(stderr, "%s: bad value '%s' for %s\n", prog, v, opt);
+    exit(2);
+  }
+  return x;
+}
+
+void ex_open(Ex *ex, int argc, char **argv, const char *prog) {
+  memset(ex, 0, sizeof *ex);
+  ex->prog = prog;
+  ex->warmup = 5;
+  ex->reps = 25;
+  bool have_seed = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--seed")) {
+      ex->seed = (uint64_t)parse_long(prog, a, argv[++i]);
+      have_seed = true;
+    } else if (!strcmp(a, "--reps")) {
+      ex->reps = (int)parse_long(prog, a, argv[++i]);
+      if (ex->reps < 1) ex->reps = 1;
+    } else if (!strcmp(a, "--warmup")) {
+      ex->warmup = (int)parse_long(prog, a, argv[++i]);
+    } else if (!strcmp(a, "-v")) {
+      ex->verbose = true;
+    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(prog);
+      exit(0);
+    } else {
+      usage(prog);
+      exit(2);
+    }
+  }
+  if (!have_seed) ex->seed = fresh_seed();
+  ex->rng.s = ex->seed;
+
+  tlc_status st = tlc_runtime_open(0, &ex->rt);
+  if (st == TLC_ERR_NO_DRIVER || st == TLC_ERR_NO_DEVICE) {
+    printf("SKIP: %s\n", ex->rt ? tlc_runtime_error(ex->rt) : tlc_status_name(st));
+    tlc_runtime_close(ex->rt);
+    exit(77);
+  }
+  if (st != TLC_OK) {
+    fprintf(stderr, "%s: error: tlc_runtime_open: %s: %s\n", prog, tlc_status_name(st),
+            ex->rt ? tlc_runtime_error(ex->rt) : "");
+    tlc_runtime_close(ex->rt);
+    exit(1);
+  }
+  printf("DEVICE prog=%s name=\"%s\" arch=%s capability=%d sms=%d\n", prog,
+         tlc_device_name(ex->rt), tlc_device_arch(ex->rt), tlc_device_capability(ex->rt),
+         tlc_device_sm_count(ex->rt));
+  printf("SEED prog=%s seed=%" PRIu64 " (reproduce: %s --seed %" PRIu64 ")\n", prog, ex->seed,
+         prog, ex->seed);
+  fflush(stdout);
+}
+
+int ex_finish(Ex *ex) {
+  printf("SUMMARY prog=%s passed=%d failed=%d seed=%" PRIu64 "\n", ex->prog, ex->npass, ex->nfail,
+         ex->seed);
+  fflush(stdout);
+  tlc_runtime_close(ex->rt);
+  ex->rt = NULL;
+  return ex->nfail == 0 && ex->npass > 0 ? 0 : 1;
+}
+
+void ex_ok(Ex *ex, tlc_status st, const char *what) {
+  if (st == TLC_OK) return;
+  fprintf(stderr, "%s: error: %s: %s: %s\n", ex->prog, what, tlc_status_name(st),
+          tlc_runtime_error(ex->rt));
+  printf("FATAL prog=%s what=\"%s\" status=%s seed=%" PRIu64 "\n", ex->prog, what,
+         tlc_status_name(st), ex->seed);
+  fflush(stdout);
+  tlc_runtime_close(ex->rt);
+  exit(1);
+}
+
+tlc_devptr ex_alloc(Ex *ex, size_t bytes) {
+  tlc_devptr p = 0;
+  ex_ok(ex, tlc_malloc(ex->rt, bytes ? bytes : 1, &p), "tlc_malloc");
+  return p;
+}
+
+void ex_free(Ex *ex, tlc_devptr p) {
+  if (p) ex_ok(ex, tlc_free(ex->rt, p), "tlc_free");
+}
+
+void ex_upload(Ex *ex, tlc_devptr dst, const void *src, size_t bytes) {
+  if (bytes) ex_ok(ex, tlc_memcpy_htod(ex->rt, dst, src, bytes), "tlc_memcpy_htod");
+}
+
+void ex_download(Ex *ex, void *dst, tlc_devptr src, size_t bytes) {
+  if (bytes) ex_ok(ex, tlc_memcpy_dtoh(ex->rt, dst, src, bytes), "tlc_memcpy_dtoh");
+}
+
+const char *ex_tile_path(const char *rel, char *buf, size_t cap) {
+  const char *dir = getenv("TLC_EXAMPLES_DIR");
+  if (!dir || !*dir) dir = TLC_EXAMPLES_DIR;
+  snprintf(buf, cap, "%s/%s", dir, rel);
+  return buf;
+}
+
+tlc_status ex_kernel(Ex *ex, const char *tile_rel, const char *name, const char *signature,
+                     const tlc_kernel_options *opt, tlc_kernel **out) {
+  char path[4096];
+  ex_tile_path(tile_rel, path, sizeof path);
+  *out = NULL;
+  tlc_status st = tlc_kernel_from_file(ex->rt, path, name, signature, opt, out);
+  if (st != TLC_OK) {
+    fprintf(stderr, "%s: error: compiling %s from %s with signature '%s': %s\n%s\n", ex->prog,
+            name, path, signature, tlc_status_name(st), tlc_runtime_error(ex->rt));
+    fprintf(stderr, "  reproduce: tlc compile %s --kernel %s --signature '%s'%s%s\n", path, name,
+            signature, opt && opt->arch ? " --arch " : "", opt && opt->arch ? opt->arch : "");
+    *out = NULL;
+  } else if (ex->verbose) {
+    printf("KERNEL %s sig=%s warps=%d shared=%d compile_ms=%.1f\n", name, signature,
+           tlc_kernel_num_warps(*out), tlc_kernel_shared_bytes(*out), tlc_kernel_compile_ms(*out));
+  }
+  return st;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double ex_time_us(Ex *ex, tlc_kernel *k, const unsigned grid[3], const ExSig *sig, int warmup,
+                  int reps) {
+  for (int i = 0; i < warmup; i++)
+    ex_ok(ex, tlc_launch(k, grid[0], grid[1], grid[2], NULL, sig->args, sig->nargs), "tlc_launch (warm-up)");
+  ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after warm-up");
+  tlc_event **ev = ex_xmalloc(sizeof *ev * 2 * (size_t)reps);
+  for (int i = 0; i < 2 * reps; i++) ex_ok(ex, tlc_event_create(ex->rt, &ev[i]), "tlc_event_create");
+  /* Back to back, one event pair around each launch: no host sync between
+   * runs, so the queue stays full and launch latency is hidden. */
+  for (int i = 0; i < reps; i++) {
+    ex_ok(ex, tlc_event_record(ev[2 * i], NULL), "tlc_event_record");
+    ex_ok(ex, tlc_launch(k, grid[0], grid[1], grid[2], NULL, sig->args, sig->nargs), "tlc_launch (timed)");
+    ex_ok(ex, tlc_event_record(ev[2 * i + 1], NULL), "tlc_event_record");
+  }
+  ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after timing");
+  double *t = ex_xmalloc(sizeof *t * (size_t)reps);
+  for (int i = 0; i < reps; i++) {
+    float ms = 0;
+    ex_ok(ex, tlc_event_elapsed_ms(ev[2 * i], ev[2 * i + 1], &ms), "tlc_event_elapsed_ms");
+    t[i] = ms * 1e3;
+  }
+  for (int i = 0; i < 2 * reps; i++) tlc_event_destroy(ev[i]);
+  qsort(t, (size_t)reps, sizeof *t, cmp_double);
+  double med = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+  free(t);
+  free(ev);
+  return med;
+}
+
+/* ---- one case ------------------------------------------------------------------- */
+
+ExOut ex_out_alloc(Ex *ex, size_t bytes) {
+  ExOut o;
+  o.bytes = bytes;
+  o.base = ex_alloc(ex, bytes + 2 * (size_t)EX_GUARD);
+  o.p = o.base + EX_GUARD;
+  return o;
+}
+
+void ex_out_free(Ex *ex, ExOut *o) {
+  ex_free(ex, o->base);
+  o->base = o->p = 0;
+}
+
+static void poison(Ex *ex, const ExOut *o) {
+  ex_ok(ex, tlc_memset_d8(ex->rt, o->base, 0xFF, o->bytes + 2 * (size_t)EX_GUARD),
+        "tlc_memset_d8 (poison)");
+}
+
+static size_t count_guard_damage(const unsigned char *buf, size_t out_bytes) {
+  size_t bad = 0;
+  for (size_t i = 0; i < EX_GUARD; i++) bad += buf[i] != 0xFF;
+  for (size_t i = EX_GUARD + out_bytes; i < out_bytes + 2 * (size_t)EX_GUARD; i++) bad += buf[i] != 0xFF;
+  return bad;
+}
+
+void ex_result_error(Ex *ex, const char *label, const char *size) {
+  printf("RESULT kernel=%s size=%s rel_err=nan max_abs=nan tol=- unwritten=- oob=- stable=- "
+         "time_us=nan gbps=nan status=ERROR seed=%" PRIu64 "\n",
+         label, size, ex->seed);
+  fflush(stdout);
+  ex->nfail++;
+}
+
+/* A launch error that leaves the context usable (bad arguments, a grid or
+ * resource problem found before launching) fails the case; anything else
+ * (a fault) ends the program. */
+static bool launch_recoverable(tlc_status st) { return st == TLC_ERR_ARGS || st == TLC_ERR_LAUNCH; }
+
+bool ex_run_case(Ex *ex, const ExCase *c, const ExOut *o) {
+  size_t esz = c->elem == EX_F16 ? 2 : 4;
+  size_t out_bytes = c->out_elems * esz;
+  if (out_bytes != o->bytes || c->out != o->p) {
+    fprintf(stderr, "%s: internal error: case %s %s: output buffer does not match\n", ex->prog,
+            c->label, c->size);
+    exit(1);
+  }
+  tlc_kernel *k;
+  if (ex_kernel(ex, c->tile, c->kernel, c->sig->text, c->opt, &k) != TLC_OK) {
+    ex_result_error(ex, c->label, c->size);
+    return false;
+  }
+  if (ex->verbose)
+    printf("CASE %s %s sig=%s grid=%ux%ux%u nargs=%d\n", c->label, c->size, c->sig->text,
+           c->grid[0], c->grid[1], c->grid[2], c->sig->nargs);
+
+  /* 1. first run, on a poisoned output */
+  poison(ex, o);
+  tlc_status st = tlc_launch(k, c->grid[0], c->grid[1], c->grid[2], NULL, c->sig->args, c->sig->nargs);
+  if (st != TLC_OK) {
+    fprintf(stderr, "%s: error: launching %s (%s, grid %ux%ux%u, signature '%s'): %s: %s\n",
+            ex->prog, c->kernel, c->size, c->grid[0], c->grid[1], c->grid[2], c->sig->text,
+            tlc_status_name(st), tlc_runtime_error(ex->rt));
+    ex_result_error(ex, c->label, c->size);
+    if (!launch_recoverable(st)) ex_ok(ex, st, "tlc_launch");
+    return false;
+  }
+  st = tlc_synchronize(ex->rt);
+  if (st != TLC_OK) {
+    ex_result_error(ex, c->label, c->size);
+    ex_ok(ex, st, "tlc_synchronize after the first run (a fault in the kernel?)");
+  }
+  size_t all = out_bytes + 2 * (size_t)EX_GUARD;
+  unsigned char *buf = ex_xmalloc(all);
+  ex_download(ex, buf, o->base, all);
+  size_t oob = count_guard_damage(buf, out_bytes);
+  const void *out = buf + EX_GUARD;
+  ExCheck chk = ex_check(out, c->elem, c->ref, c->out_elems, c->tol, c->exact);
+
+  /* 2. timing */
+  double t_us = ex_time_us(ex, k, c->grid, c->sig, ex->warmup, ex->reps);
+
+  /* 3. a last run on a fresh poison must give the same bits: a result that
+   * moves between runs is a race (or a read of memory nothing wrote). */
+  poison(ex, o);
+  ex_ok(ex, tlc_launch(k, c->grid[0], c->grid[1], c->grid[2], NULL, c->sig->args, c->sig->nargs),
+        "tlc_launch (re-run)");
+  ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after the re-run");
+  unsigned char *again = ex_xmalloc(out_bytes);
+  ex_download(ex, again, o->p, out_bytes);
+  bool stable = memcmp(again, out, out_bytes) == 0;
+  free(again);
+
+  bool pass = chk.pass && oob == 0 && stable;
+  if (!pass) {
+    printf("DETAIL kernel=%s size=%s sig=%s grid=%ux%ux%u unwritten=%zu nonfinite=%zu "
+           "mismatched=%zu oob_bytes=%zu stable=%s rel_err=%.3e\n",
+           c->label, c->size, c->sig->text, c->grid[0], c->grid[1], c->grid[2], chk.unwritten,
+           chk.nonfinite, chk.mismatched, oob, stable ? "yes" : "no", chk.rel_err);
+    /* the first few wrong elements, to see the pattern */
+    int shown = 0;
+    for (size_t i = 0; i < c->out_elems && shown < 8; i++) {
+      bool p;
+      double v = ex_elem_value(out, c->elem, i, &p);
+      /* elementwise, for the diagnosis only: off by more than 10x the
+       * bound relative to the element itself */
+      bool bad = p || !isfinite(v) ||
+                 (c->exact ? !ex_elem_bits_equal(out, c->elem, i, c->ref[i])
+                           : fabs(v - c->ref[i]) > 10 * c->tol * fabs(c->ref[i]));
+      if (!bad) continue;
+      printf("DETAIL   [%zu] got %.9g%s want %.9g\n", i, v, p ? " (poison: unwritten)" : "", c->ref[i]);
+      shown++;
+    }
+  }
+  double gbps = t_us > 0 ? c->bytes / (t_us * 1e3) : 0;
+  char tol[32];
+  if (c->exact) snprintf(tol, sizeof tol, "exact");
+  else snprintf(tol, sizeof tol, "%.0e", c->tol);
+  printf("RESULT kernel=%s size=%s rel_err=%.3e max_abs=%.3e tol=%s unwritten=%zu oob=%zu "
+         "stable=%s time_us=%.2f gbps=%.1f status=%s seed=%" PRIu64 "\n",
+         c->label, c->size, chk.rel_err, chk.max_abs, tol, chk.unwritten, oob,
+         stable ? "yes" : "no", t_us, gbps, pass ? "PASS" : "FAIL", ex->seed);
+  fflush(stdout);
+  free(buf);
+  if (pass) ex->npass++;
+  else ex->nfail++;
+  return pass;
+}
