@@ -207,14 +207,38 @@ void ast_free(Module *m);
 
 /* ---- ast_dump.c ---------------------------------------------------------- */
 
-/* Writes an indented S-expression-like dump, one node per line, each with
- * its `line:col` start, e.g.
- *   FunctionDef add_kernel @3:1
- *     Param a_ptr @3:16
- *     Assign @5:5
- *       Name pid @5:5
- *       Call @5:11 ...
- * The format is what the tests under tests/lit/parse check. */
+/* Writes an indented dump, one node per line:
+ *   <2 spaces per depth>[role: ]Kind [details][ paren] @line:col
+ * `role` names which child of its parent the node is where that is not
+ * obvious (target/value, func/arg, value/index, lo/hi/step, cond/body/orelse,
+ * key/value, annotation/default, decorator, returns, elt/for/in/if, msg);
+ * BinOp/BoolOp/Unary/Compare/Tuple/List/Starred/Attr children are unlabeled,
+ * in source order.  Details: a Name's or Attr's name, an operator's
+ * ast_op_spelling (Compare lists all of its operators), Int in decimal,
+ * Float as Python's repr() writes it, Str in double quotes with C escapes,
+ * Bool True/False, a Keyword's name (`**` for **mapping), AugAssign's
+ * operator (`+=`), import names.  ` paren` marks an expression written in
+ * parentheses.  Statement blocks are a `body:` / `orelse:` line with the
+ * statements one level deeper (an empty orelse is omitted).  FunctionDef's
+ * position is its `def` (decorators have their own).  Example:
+ *   Module
+ *     FunctionDef add_kernel @4:1
+ *       decorator: Attr jit @3:2
+ *         Name triton @3:2
+ *       Param n @4:16
+ *       Param BLOCK @4:19
+ *         annotation: Attr constexpr @4:26
+ *           Name tl @4:26
+ *       body:
+ *         Assign @5:5
+ *           target: Name pid @5:5
+ *           value: Call @5:11
+ *             func: Attr program_id @5:11
+ *               Name tl @5:11
+ *             Keyword axis @5:25
+ *               Int 0 @5:30
+ * The format is what the tests under tests/lit/parse check; docs/syntax.md
+ * describes it too. */
 void ast_dump_module(StrBuf *out, const Module *m);
 void ast_dump_expr(StrBuf *out, const Expr *e, int indent);
 

@@ -48,6 +48,23 @@ static const char *find_line(const DiagEngine *d, const char *path, int line, si
   return NULL;
 }
 
+/* Display width of the code point starting at p: 2 for East Asian wide
+ * characters, 1 otherwise. */
+static int cp_width(const unsigned char *p, size_t n) {
+  unsigned cp;
+  if (p[0] < 0x80) return 1;
+  if ((p[0] & 0xE0) == 0xC0 && n >= 2) cp = (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu);
+  else if ((p[0] & 0xF0) == 0xE0 && n >= 3) cp = (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
+  else if ((p[0] & 0xF8) == 0xF0 && n >= 4)
+    cp = (p[0] & 0x07u) << 18 | (p[1] & 0x3Fu) << 12 | (p[2] & 0x3Fu) << 6 | (p[3] & 0x3Fu);
+  else return 1;
+  if ((cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+      (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+      (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x20000 && cp <= 0x3FFFD))
+    return 2;
+  return 1;
+}
+
 static void show_source(DiagEngine *d, Loc loc) {
   size_t len;
   const char *line = find_line(d, loc.file, loc.line, &len);
@@ -59,17 +76,22 @@ static void show_source(DiagEngine *d, Loc loc) {
   sb_putn(&d->out, line, len);
   sb_putc(&d->out, '\n');
   sb_printf(&d->out, " %*s | ", w, "");
-  /* Caret under loc.col, squiggles to the end of the span on this line. */
-  int col = 1;
+  /* Columns are bytes; the caret line gets one column per code point (UTF-8
+   * continuation bytes take none) and copies tabs. */
   size_t i = 0;
-  for (; i < len && col < loc.col; i++, col++) {
+  for (; i < len && (int)i + 1 < loc.col; i++) {
     unsigned char c = (unsigned char)line[i];
-    if ((c & 0xC0) == 0x80) { col--; continue; } /* UTF-8 continuation */
-    sb_putc(&d->out, c == '\t' ? '\t' : ' ');
+    if ((c & 0xC0) == 0x80) continue;
+    if (c == '\t') sb_putc(&d->out, '\t');
+    else sb_puts(&d->out, cp_width((const unsigned char *)line + i, len - i) == 2 ? "  " : " ");
   }
-  sb_putc(&d->out, '^');
+  sb_puts(&d->out, i < len && cp_width((const unsigned char *)line + i, len - i) == 2 ? "^~" : "^");
   int end = (loc.end_line == loc.line && loc.end_col > loc.col + 1) ? loc.end_col : loc.col + 1;
-  for (col = loc.col + 1; col < end && (size_t)col <= len; col++) sb_putc(&d->out, '~');
+  /* skip the rest of the character under the caret */
+  for (i++; i < len && ((unsigned char)line[i] & 0xC0) == 0x80; i++) {}
+  for (; i < len && (int)i + 1 < end; i++)
+    if (((unsigned char)line[i] & 0xC0) != 0x80)
+      sb_puts(&d->out, cp_width((const unsigned char *)line + i, len - i) == 2 ? "~~" : "~");
   sb_putc(&d->out, '\n');
 }
 

@@ -45,7 +45,8 @@ int spec_edit_distance(const char *a, const char *b) {
 
 static const char *closest_name(Scope *sc, const char *name) {
   const char *best = NULL;
-  int bestd = 3;
+  int bestd = (int)(strlen(name) + 2) / 3 + 1; /* close enough to be a typo */
+  if (bestd > 3) bestd = 3;
   for (; sc; sc = sc->parent)
     for (int i = 0; i < sc->vars.len; i++) {
       int dd = spec_edit_distance(name, sc->vars.data[i].name);
