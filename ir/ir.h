@@ -127,6 +127,13 @@ const Layout *lay_blocked_for(IrContext *c, int rank, const int64_t *shape, int 
 /* The layout seen through a permutation of dims (for TRANS):
  * result dim i = source dim perm[i].  NULL when the kind cannot permute. */
 const Layout *lay_permute(IrContext *c, const Layout *l, const int *perm);
+/* LAY_SHARED buffers: for a 2-D buffer of shape S with order [c, r] (c the
+ * contiguous dim), element (row along r, col along c) is stored at element
+ * offset  row * S[c] + ((col / vec) ^ phase) * vec + col % vec,  where
+ * phase = (row / per_phase) % max_phase (max_phase <= S[c] / vec).  With
+ * max_phase = 1 there is no swizzle.  Rank-1 buffers are plain arrays. */
+int64_t lay_shared_offset(const Layout *l, const int64_t *shape, int64_t row, int64_t col);
+
 /* Layout of expand_dims(x, axis) when x has layout l: l must be
  * slice(axis, P) and the result is P; NULL otherwise. */
 const Layout *lay_unslice(const Layout *l, int axis);
@@ -185,6 +192,26 @@ int lay_frag_linear(const LayoutFrag *f, const int *idx);
  * rest replicate): min(tpw_d, max(1, S_d / spt_d)) and the warp analogue. */
 int lay_unique_lanes(const LayoutFrag *f, int d);
 int lay_unique_warps(const LayoutFrag *f, int d);
+
+/* ---- linear.c: every distributed layout as a linear map -----------------
+ * coord(reg, lane, warp) = XOR of the basis vectors of the set bits; see
+ * linear.c for the bit assignments of mma and dot-operand layouts (the one
+ * place they are defined).  Register order = fragment order. */
+typedef struct LinearLayout {
+  int rank;
+  int64_t shape[IR_MAX_RANK];
+  int nreg, nlane, nwarp;             /* bits of each input */
+  int64_t reg[24][IR_MAX_RANK];
+  int64_t lane[5][IR_MAX_RANK];
+  int64_t warp[5][IR_MAX_RANK];
+} LinearLayout;
+
+/* False for layouts that are not distributed or not supported (mma v3). */
+bool ll_from_layout(const Layout *l, int rank, const int64_t *shape, LinearLayout *ll);
+void ll_coord(const LinearLayout *ll, int reg, int lane, int warp, int64_t *coord);
+/* The thread holding the canonical copy of its elements: every lane/warp
+ * bit whose basis vector is zero (a replica) is clear. */
+bool ll_is_owner(const LinearLayout *ll, int lane, int warp);
 
 bool lay_is_distributed(const Layout *l);
 int lay_num_warps(const Layout *l);
@@ -310,7 +337,10 @@ typedef struct IrModule {
   int threads_per_warp; /* 32 */
   int capability;       /* 80, 90, ... */
   const char *arch;     /* "sm_90a" */
-  int shared_bytes;     /* dynamic shared memory the kernel needs (set by codegen prep) */
+  int smem_buffers_end; /* bytes of shared memory taken by LOCAL_ALLOC buffers
+                           (set by the allocate-shared pass); codegen puts its
+                           per-op scratch after this offset */
+  int shared_bytes;     /* dynamic shared memory the kernel needs (set by codegen) */
 } IrModule;
 
 IrModule *ir_module_new(Arena *arena);

@@ -146,6 +146,15 @@ int lay_num_warps(const Layout *l) {
   return n;
 }
 
+int64_t lay_shared_offset(const Layout *l, const int64_t *shape, int64_t row, int64_t col) {
+  if (l->rank == 1) return col;
+  int c = l->order[0];
+  int64_t inner = shape[c];
+  int64_t phase = l->max_phase > 1 ? (row / l->per_phase) % l->max_phase : 0;
+  int vec = l->vec > 0 ? l->vec : 1;
+  return row * inner + ((col / vec) ^ phase) * vec + col % vec;
+}
+
 /* ---- fragments ------------------------------------------------------------- */
 
 bool lay_frag(const Layout *l, int rank, const int64_t *shape, LayoutFrag *f) {
