@@ -248,7 +248,8 @@ static void print_op_at(Printer *p, const Op *op, int depth) {
   /* Types: results after ':'; casts and conversions show the source too. */
   if (op->kind == OP_CAST || op->kind == OP_BITCAST || op->kind == OP_CONVERT_LAYOUT ||
       op->kind == OP_SPLAT || op->kind == OP_BROADCAST || op->kind == OP_EXPAND_DIMS ||
-      op->kind == OP_TRANS || op->kind == OP_RESHAPE) {
+      op->kind == OP_TRANS || op->kind == OP_RESHAPE || op->kind == OP_LOCAL_ALLOC ||
+      op->kind == OP_LOCAL_LOAD) {
     sb_puts(sb, " : ");
     ty_print(sb, op->operands[0]->type);
     sb_puts(sb, " -> ");
