@@ -16,6 +16,14 @@ static IrContext *ctx(Spec *s) { return s->m->ctx; }
 
 static bool tuple_arg(Spec *s, SVal *v, Loc loc, const char *what, SVal ***items, int *n) {
   if (is_poison(v)) return false;
+  if (v->kind == SV_INT || v->kind == SV_TENSOR) {
+    /* `order=(0)` is an int in Python; Triton takes a single value as a
+     * one-element tuple, and so do we */
+    *items = ARENA_ARRAY(s->arena, SVal *, 1);
+    (*items)[0] = v;
+    *n = 1;
+    return true;
+  }
   if (v->kind != SV_TUPLE) {
     spec_error(s, loc, "%s of tl.make_block_ptr must be a tuple, not a %s", what, sv_kind_name(v));
     return false;
