@@ -235,3 +235,69 @@ uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *
 #undef MIX_STR
 #undef MIX_INT
 }
+
+/* ---- autotune decorators ---------------------------------------------------- */
+
+tlc_compile_status tlc_autotune_info(const char *path, const char *source, const char *kernel,
+                                     const char *arch, tlc_tune_info *out) {
+  memset(out, 0, sizeof *out);
+  if (!path) path = "<string>";
+  DiagEngine diag;
+  diag_init(&diag);
+  diag_add_source(&diag, path, source);
+  Module mod;
+  Arena arena;
+  arena_init(&arena);
+  tlc_compile_status st = TLC_COMPILE_OK;
+  if (parse_module(path, source, &diag, &mod) != 0) {
+    st = TLC_COMPILE_ERROR;
+    ast_free(&mod);
+  } else {
+    SpecRequest req = {.kernel = kernel, .arch = arch, .capability = capability_of(arch)};
+    SpecTune t;
+    if (!spec_autotune(&mod, &req, &arena, &diag, &t)) {
+      st = TLC_COMPILE_ERROR;
+    } else if (t.present) {
+      out->present = 1;
+      out->nconfigs = t.nconfigs;
+      out->configs = xcalloc((size_t)t.nconfigs + 1, sizeof *out->configs);
+      for (int i = 0; i < t.nconfigs; i++) {
+        tlc_tune_config *c = &out->configs[i];
+        c->num_warps = t.configs[i].num_warps;
+        c->num_stages = t.configs[i].num_stages;
+        c->nconstexprs = t.configs[i].n;
+        c->constexprs = xcalloc((size_t)c->nconstexprs + 1, sizeof *c->constexprs);
+        for (int j = 0; j < c->nconstexprs; j++)
+          c->constexprs[j] = (tlc_constexpr_def){xstrdup(t.configs[i].names[j]), xstrdup(t.configs[i].values[j])};
+      }
+      out->nkeys = t.nkeys;
+      out->keys = xcalloc((size_t)t.nkeys + 1, sizeof(char *));
+      for (int i = 0; i < t.nkeys; i++) out->keys[i] = xstrdup(t.keys[i]);
+      out->nreset = t.nreset;
+      out->reset_to_zero = xcalloc((size_t)t.nreset + 1, sizeof(char *));
+      for (int i = 0; i < t.nreset; i++) out->reset_to_zero[i] = xstrdup(t.reset_to_zero[i]);
+    }
+    ast_free(&mod);
+  }
+  arena_free(&arena);
+  out->diagnostics = sb_take(&diag.out);
+  diag_free(&diag);
+  return st;
+}
+
+void tlc_tune_info_free(tlc_tune_info *info) {
+  for (int i = 0; i < info->nconfigs; i++) {
+    for (int j = 0; j < info->configs[i].nconstexprs; j++) {
+      free((char *)info->configs[i].constexprs[j].name);
+      free((char *)info->configs[i].constexprs[j].value);
+    }
+    free(info->configs[i].constexprs);
+  }
+  free(info->configs);
+  for (int i = 0; i < info->nkeys; i++) free(info->keys[i]);
+  free(info->keys);
+  for (int i = 0; i < info->nreset; i++) free(info->reset_to_zero[i]);
+  free(info->reset_to_zero);
+  free(info->diagnostics);
+  memset(info, 0, sizeof *info);
+}

@@ -90,6 +90,31 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
 
 void tlc_compile_result_free(tlc_compile_result *result);
 
+/* ---- autotuning -------------------------------------------------------------
+ * What a kernel's @triton.autotune(configs=[triton.Config(...)], key=[...])
+ * decorator says, evaluated at compile time (module-level lists,
+ * comprehensions and filter functions included). */
+typedef struct tlc_tune_config {
+  int nconstexprs;
+  tlc_constexpr_def *constexprs;  /* e.g. BLOCK_M=128 */
+  int num_warps, num_stages;
+} tlc_tune_config;
+
+typedef struct tlc_tune_info {
+  int present;              /* 0 when the kernel has no autotune decorator */
+  int nconfigs;
+  tlc_tune_config *configs;
+  int nkeys;
+  char **keys;              /* parameter names whose values select a config */
+  int nreset;
+  char **reset_to_zero;     /* pointer parameters zeroed before each trial */
+  char *diagnostics;        /* errors, formatted like tlc_compile's */
+} tlc_tune_info;
+
+tlc_compile_status tlc_autotune_info(const char *path, const char *source, const char *kernel,
+                                     const char *arch, tlc_tune_info *out);
+void tlc_tune_info_free(tlc_tune_info *info);
+
 /* "ptr", "i32", "fp16", ... */
 const char *tlc_param_kind_name(tlc_param_kind k);
 /* Size in bytes of a parameter of this kind as passed to the driver. */

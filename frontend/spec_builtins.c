@@ -1138,6 +1138,76 @@ static SVal *b_next_power_of_2(Spec *s, SVal **v, CallArgs *a) {
   return sv_int(s, p);
 }
 
+/* triton.Config(kwargs, num_warps=4, num_stages=3, ...): the record the
+ * autotuner reads (module-level code builds lists of them). */
+static SVal *b_config(Spec *s, SVal **v, CallArgs *a) {
+  if (v[0]->kind != SV_DICT) {
+    spec_error(s, argloc(a, 0), "triton.Config takes a dict of constexpr values, not a %s", sv_kind_name(v[0]));
+    return s->poison;
+  }
+  for (int i = 0; i < v[0]->n; i++)
+    if (v[0]->items[i]->kind != SV_STR) {
+      spec_error(s, argloc(a, 0), "triton.Config keys must be parameter names (strings)");
+      return s->poison;
+    }
+  int64_t nw = 4, ns = 3;
+  if (v[1] && v[1]->kind != SV_NONE && !sv_const_int(s, v[1], argloc(a, 1), "num_warps", &nw)) return s->poison;
+  if (v[2] && v[2]->kind != SV_NONE && !sv_const_int(s, v[2], argloc(a, 2), "num_stages", &ns)) return s->poison;
+  if (nw < 1 || nw > 32 || (nw & (nw - 1))) {
+    spec_error(s, argloc(a, 1), "num_warps must be a power of two from 1 to 32, not %lld", (long long)nw);
+    return s->poison;
+  }
+  if (ns < 1 || ns > 16) {
+    spec_error(s, argloc(a, 2), "num_stages must be from 1 to 16, not %lld", (long long)ns);
+    return s->poison;
+  }
+  SVal *c = sv_new(s, SV_CONFIG);
+  c->self = v[0];
+  c->i = nw;
+  c->n = (int)ns;
+  return c;
+}
+
+/* filter(fn, seq): fn a module function (called at compile time) or None. */
+static SVal *py_filter(Spec *s, SVal **v, CallArgs *a) {
+  SVal *fn = v[0], *seq = v[1];
+  if (seq->kind != SV_TUPLE) {
+    spec_error(s, argloc(a, 1), "filter() needs a constexpr list or tuple, not a %s", sv_kind_name(seq));
+    return s->poison;
+  }
+  VEC(SVal *) out = {0};
+  for (int i = 0; i < seq->n; i++) {
+    SVal *keep = seq->items[i];
+    if (fn->kind == SV_FUNC) {
+      SVal *arg[1] = {seq->items[i]};
+      keep = spec_call_function(s, fn->fn, arg, 1, NULL, NULL, 0, a->loc);
+    } else if (fn->kind != SV_NONE) {
+      spec_error(s, argloc(a, 0), "filter() needs a function defined in this file or None");
+      VEC_FREE(out);
+      return s->poison;
+    }
+    bool t;
+    if (is_poison(keep) || !sv_truthy(s, keep, a->loc, &t)) {
+      if (!is_poison(keep)) spec_error(s, a->loc, "the filter function must return a constexpr");
+      VEC_FREE(out);
+      return s->poison;
+    }
+    if (t) VEC_PUSH(out, seq->items[i]);
+  }
+  SVal *r = sv_tuple(s, out.data, out.len, true);
+  VEC_FREE(out);
+  return r;
+}
+
+/* triton.runtime.driver.active.get_current_target(): the device tlc compiles
+ * for, as host code like `is_hip()` asks it. */
+static SVal *b_current_target(Spec *s, SVal **v, CallArgs *a) {
+  (void)v, (void)a;
+  SVal *m = sv_new(s, SV_MODULE);
+  m->s = "triton.target";
+  return m;
+}
+
 static SVal *b_jit_value(Spec *s, SVal **v, CallArgs *a) {
   (void)v;
   spec_error(s, a->loc, "this decorator or host API cannot be called inside a kernel");
@@ -1362,6 +1432,9 @@ static const Builtin builtins[] = {
     /* triton.* host helpers usable as constexpr functions */
     {"next_power_of_2", "n", b_next_power_of_2, 0},
     {"jit", "*args", b_jit_value, 0},
+    {"Config", "kwargs,num_warps=,num_stages=,num_ctas=,maxnreg=,pre_hook=", b_config, 0},
+    {"get_current_target", "", b_current_target, 0},
+    {"filter", "function,iterable", py_filter, 0},
     /* Python builtins */
     {"range", "start,end=,step=", py_range, 0},
     {"tl.range", "start,end=,step=,num_stages=,loop_unroll_factor=", py_range, 0},
@@ -1524,8 +1597,9 @@ SVal *spec_module_attr(Spec *s, const char *mod, const char *name) {
     if (!strcmp(name, "language")) return module_val(s, "triton.language");
     if (!strcmp(name, "cdiv")) return builtin_val(s, "cdiv");
     if (!strcmp(name, "next_power_of_2")) return builtin_val(s, "next_power_of_2");
-    if (!strcmp(name, "jit") || !strcmp(name, "autotune") || !strcmp(name, "heuristics") ||
-        !strcmp(name, "Config"))
+    if (!strcmp(name, "Config")) return builtin_val(s, "Config");
+    if (!strcmp(name, "runtime")) return module_val(s, "triton.runtime");
+    if (!strcmp(name, "jit") || !strcmp(name, "autotune") || !strcmp(name, "heuristics"))
       return builtin_val(s, "jit");
     return NULL;
   }
@@ -1546,6 +1620,17 @@ SVal *spec_module_attr(Spec *s, const char *mod, const char *name) {
       return NULL;
     return builtin_val(s, name);
   }
+  if (!strcmp(mod, "triton.runtime") && !strcmp(name, "driver")) return module_val(s, "triton.runtime.driver");
+  if (!strcmp(mod, "triton.runtime.driver") && !strcmp(name, "active"))
+    return module_val(s, "triton.runtime.driver.active");
+  if (!strcmp(mod, "triton.runtime.driver.active") && !strcmp(name, "get_current_target"))
+    return builtin_val(s, "get_current_target");
+  if (!strcmp(mod, "triton.target")) {
+    if (!strcmp(name, "backend")) return sv_str(s, "cuda");
+    if (!strcmp(name, "arch")) return sv_int(s, s->m->capability);
+    if (!strcmp(name, "warp_size")) return sv_int(s, 32);
+    return NULL;
+  }
   if (!strcmp(mod, "triton.language.extra")) {
     if (!strcmp(name, "cuda")) return module_val(s, "triton.language.extra.cuda");
     if (!strcmp(name, "libdevice")) return module_val(s, "triton.language.extra.libdevice");
@@ -1559,6 +1644,7 @@ SVal *spec_python_builtin(Spec *s, const char *name) {
   static const char *const names[] = {"range", "float", "int", "bool", "len", "print", "tuple", "list"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!strcmp(names[i], name)) return builtin_val(s, name);
+  if (!strcmp(name, "filter")) return builtin_val(s, "filter");
   if (!strcmp(name, "min")) return builtin_val(s, "py.min");
   if (!strcmp(name, "max")) return builtin_val(s, "py.max");
   if (!strcmp(name, "abs")) return builtin_val(s, "py.abs");
@@ -1639,6 +1725,11 @@ SVal *spec_value_attr(Spec *s, SVal *v, const char *name, Loc loc) {
       Value *x = sv_to_value(s, v, loc, "value");
       return x ? method(s, sv_tensor(s, x), "to") : s->poison;
     }
+    break;
+  case SV_CONFIG:
+    if (!strcmp(name, "kwargs")) return v->self;
+    if (!strcmp(name, "num_warps")) return sv_int(s, v->i);
+    if (!strcmp(name, "num_stages")) return sv_int(s, v->n);
     break;
   case SV_CONSTEXPR_T:
     break;

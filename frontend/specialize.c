@@ -5,6 +5,7 @@
  *   *fp16, *fp32:16   pointer (':16' = 16-byte aligned)
  *   i32, i64:16, fp32 runtime scalar (':16' = divisible by 16)
  *   1024, True, 0.5   a value: the parameter becomes a constexpr
+ *   _                 given by name (--constexpr) or by its default
  * Trailing parameters may be left out when they have defaults or are given
  * by name (--constexpr NAME=V).  Signature mistakes are reported with a
  * caret under the entry, as if the signature were a one-line source file. */
@@ -79,6 +80,7 @@ SVal *spec_global_lazy(Spec *s, const char *name, Loc use) {
 typedef struct SigEntry {
   const char *text;  /* trimmed entry */
   Loc loc;
+  bool skip;         /* "_": given by name (--constexpr) or by its default */
   bool is_type;      /* pointer or scalar type */
   const Type *type;
   int divisibility;
@@ -112,6 +114,10 @@ static SVal *parse_literal(Spec *s, const char *t, bool *ok) {
 
 static bool parse_sig_entry(Spec *s, SigEntry *e) {
   const char *t = e->text;
+  if (!strcmp(t, "_")) {
+    e->skip = true;
+    return true;
+  }
   const char *colon = strchr(t, ':');
   char base[64];
   size_t blen = colon ? (size_t)(colon - t) : strlen(t);
@@ -222,8 +228,9 @@ static FuncDef *find_kernel(Spec *s, const char *name) {
 
 /* ---- entry ------------------------------------------------------------------- */
 
-IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, DiagEngine *d) {
-  Spec sp = {0}, *s = &sp;
+static void spec_init(Spec *s, const Module *ast, const SpecRequest *req, Arena *arena,
+                      DiagEngine *d, Scope *globals) {
+  memset(s, 0, sizeof *s);
   s->ast = ast, s->req = req, s->d = d, s->arena = arena;
   s->m = ir_module_new(arena);
   s->m->num_warps = req->num_warps > 0 ? req->num_warps : 4;
@@ -234,10 +241,135 @@ IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, D
   s->none = sv_new(s, SV_NONE);
   s->true_ = sv_new(s, SV_BOOL), s->true_->i = 1;
   s->false_ = sv_new(s, SV_BOOL), s->false_->i = 0;
-  Scope globals = {0};
-  s->globals = &globals;
-  int errs0 = d->nerrors;
+  memset(globals, 0, sizeof *globals);
+  s->globals = globals;
   build_globals(s);
+}
+
+static const char *literal_text(Spec *s, const SVal *v) {
+  switch (v->kind) {
+  case SV_INT: return arena_printf(s->arena, "%lld", (long long)v->i);
+  case SV_BOOL: return v->i ? "True" : "False";
+  case SV_FLOAT: return arena_printf(s->arena, "%.17g", v->f);
+  case SV_NONE: return "None";
+  case SV_STR: return arena_printf(s->arena, "'%s'", v->s);
+  case SV_DTYPE: return arena_printf(s->arena, "tl.%s", dt_name(v->type->dtype));
+  default: return NULL;
+  }
+}
+
+static bool str_list(Spec *s, SVal *v, Loc loc, const char *what, const char ***out, int *n) {
+  if (v->kind != SV_TUPLE) {
+    spec_error(s, loc, "%s of triton.autotune must be a list of parameter names", what);
+    return false;
+  }
+  *out = ARENA_ARRAY(s->arena, const char *, v->n + 1);
+  for (int i = 0; i < v->n; i++) {
+    if (v->items[i]->kind != SV_STR) {
+      spec_error(s, loc, "%s of triton.autotune must be a list of parameter names (strings)", what);
+      return false;
+    }
+    (*out)[i] = v->items[i]->s;
+  }
+  *n = v->n;
+  return true;
+}
+
+static bool has_param(const FuncDef *k, const char *name) {
+  for (int i = 0; i < k->nparams; i++)
+    if (!strcmp(k->params[i].name, name)) return true;
+  return false;
+}
+
+bool spec_autotune(const Module *ast, const SpecRequest *req, Arena *arena, DiagEngine *d,
+                   SpecTune *out) {
+  Spec sp, *s = &sp;
+  Scope globals;
+  memset(out, 0, sizeof *out);
+  int errs0 = d->nerrors;
+  spec_init(s, ast, req, arena, d, &globals);
+  FuncDef *k = find_kernel(s, req->kernel);
+  const Expr *dec = NULL;
+  for (int i = 0; k && i < k->ndecorators; i++) {
+    const Expr *e = k->decorators[i];
+    const Expr *callee = e->kind == EX_CALL ? e->value : e;
+    if (callee->kind == EX_ATTR && !strcmp(callee->name, "autotune") && e->kind == EX_CALL) dec = e;
+    if (callee->kind == EX_NAME && !strcmp(callee->name, "autotune") && e->kind == EX_CALL) dec = e;
+  }
+  if (!dec) {
+    VEC_FREE(globals.vars);
+    return d->nerrors == errs0;
+  }
+  out->present = true;
+  Frame fr = {.fn = k, .call_loc = dec->loc};
+  s->frames[s->depth++] = &fr;
+  SVal *configs = NULL, *key = NULL, *reset = NULL;
+  if (dec->nitems > 0) configs = spec_eval(s, s->globals, dec->items[0]);
+  if (dec->nitems > 1) key = spec_eval(s, s->globals, dec->items[1]);
+  for (int i = 0; i < dec->nkwargs; i++) {
+    const Keyword *kw = &dec->kwargs[i];
+    if (!kw->name) continue;
+    if (!strcmp(kw->name, "configs")) configs = spec_eval(s, s->globals, kw->value);
+    else if (!strcmp(kw->name, "key")) key = spec_eval(s, s->globals, kw->value);
+    else if (!strcmp(kw->name, "reset_to_zero")) reset = spec_eval(s, s->globals, kw->value);
+    /* prune_configs_by, restore_value, warmup, rep, use_cuda_graph, ... : accepted, unused */
+  }
+  s->depth--;
+  bool ok = d->nerrors == errs0;
+  if (ok && (!configs || configs->kind != SV_TUPLE)) {
+    spec_error(s, dec->loc, "triton.autotune needs a list of triton.Config as its configs");
+    ok = false;
+  }
+  if (ok && !key) {
+    spec_error(s, dec->loc, "triton.autotune needs key=[...] (the parameters whose values select a config)");
+    ok = false;
+  }
+  if (ok) ok = str_list(s, key, dec->loc, "key", &out->keys, &out->nkeys);
+  if (ok && reset && reset->kind != SV_NONE) ok = str_list(s, reset, dec->loc, "reset_to_zero", &out->reset_to_zero, &out->nreset);
+  for (int i = 0; ok && i < out->nkeys; i++)
+    if (!has_param(k, out->keys[i])) {
+      spec_error(s, dec->loc, "autotune key '%s' is not a parameter of '%s'", out->keys[i], k->name);
+      ok = false;
+    }
+  if (ok) {
+    out->nconfigs = configs->n;
+    out->configs = ARENA_ARRAY(arena, SpecTuneConfig, configs->n + 1);
+    for (int i = 0; ok && i < configs->n; i++) {
+      SVal *c = configs->items[i];
+      if (c->kind != SV_CONFIG) {
+        spec_error(s, dec->loc, "autotune config %d is a %s, not a triton.Config", i, sv_kind_name(c));
+        ok = false;
+        break;
+      }
+      SpecTuneConfig *tc = &out->configs[i];
+      SVal *kw = c->self;
+      tc->n = kw->n;
+      tc->names = ARENA_ARRAY(arena, const char *, kw->n + 1);
+      tc->values = ARENA_ARRAY(arena, const char *, kw->n + 1);
+      tc->num_warps = (int)c->i;
+      tc->num_stages = c->n;
+      for (int j = 0; j < kw->n; j++) {
+        tc->names[j] = kw->items[j]->s;
+        tc->values[j] = literal_text(s, kw->values[j]);
+        if (!tc->values[j]) {
+          spec_error(s, dec->loc, "autotune config value for '%s' must be a constexpr literal", tc->names[j]);
+          ok = false;
+        } else if (!has_param(k, tc->names[j])) {
+          spec_error(s, dec->loc, "autotune config sets '%s', which is not a parameter of '%s'", tc->names[j], k->name);
+          ok = false;
+        }
+      }
+    }
+  }
+  VEC_FREE(globals.vars);
+  return ok && d->nerrors == errs0;
+}
+
+IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, DiagEngine *d) {
+  Spec sp, *s = &sp;
+  Scope globals;
+  int errs0 = d->nerrors;
+  spec_init(s, ast, req, arena, d, &globals);
 
   FuncDef *k = find_kernel(s, req->kernel);
   if (!k) goto fail;
@@ -286,7 +418,7 @@ IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, D
     for (int i = 0; i < req->nconstexprs; i++)
       if (!strcmp(req->constexprs[i].name, pa->name)) named = &req->constexprs[i];
     SVal *val = NULL;
-    if (p < nsig) {
+    if (p < nsig && !sig[p].skip) {
       if (named) {
         spec_error(s, sig[p].loc, "parameter '%s' is given both in the signature and by --constexpr",
                    pa->name);

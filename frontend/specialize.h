@@ -28,6 +28,31 @@ typedef struct SpecRequest {
   int capability;           /* 90 for sm_90a */
 } SpecRequest;
 
+/* What @triton.autotune(configs, key, ...) on a kernel says, evaluated at
+ * compile time (module-level lists, comprehensions and filter functions
+ * included).  Values are Python-literal text ("128", "True", "tl.f16"). */
+typedef struct SpecTuneConfig {
+  int n;                  /* constexprs in this config */
+  const char **names, **values;
+  int num_warps, num_stages;
+} SpecTuneConfig;
+
+typedef struct SpecTune {
+  bool present;           /* the kernel has an autotune decorator */
+  int nconfigs;
+  SpecTuneConfig *configs;
+  int nkeys;
+  const char **keys;      /* parameter names whose values key the choice */
+  int nreset;
+  const char **reset_to_zero; /* pointer parameters zeroed before each trial */
+} SpecTune;
+
+/* Read the autotune decorator of `kernel` (NULL: the only @jit function).
+ * Returns false after reporting errors; out->present is false when there is
+ * no decorator.  Everything lives in `arena`. */
+bool spec_autotune(const Module *ast, const SpecRequest *req, Arena *arena, DiagEngine *d,
+                   SpecTune *out);
+
 /* Specialize; returns NULL after reporting errors to `d`.  The module and
  * everything in it live in `arena`. */
 IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, DiagEngine *d);

@@ -18,6 +18,7 @@
 
 static const char usage[] =
     "usage: tlc compile FILE [options]\n"
+    "       tlc autotune FILE [--kernel NAME] [--arch ARCH]\n"
     "       tlc --help | --version\n"
     "\n"
     "Compile a kernel of a .tile file (the Triton kernel language) to PTX.\n"
@@ -37,7 +38,10 @@ static const char usage[] =
     "  --dump-after PASS    print the tile IR after PASS to stderr\n"
     "  --verify-each        verify the IR after every pass\n"
     "  -O N                 LLVM optimisation level 0-3 (default 3)\n"
-    "  --help, --version\n";
+    "  --help, --version\n"
+    "\n"
+    "tlc autotune prints the configs and key of a kernel's @triton.autotune\n"
+    "decorator, one config per line (NAME=VALUE ... num_warps=N num_stages=N).\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, "tlc: error: ");
@@ -84,6 +88,41 @@ static char *slurp(const char *path, const char **err) {
   return buf;
 }
 
+static int autotune_main(int argc, char **argv) {
+  const char *file = NULL, *kernel = NULL, *arch = "sm_90a";
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--kernel") && i + 1 < argc) kernel = argv[++i];
+    else if (!strcmp(argv[i], "--arch") && i + 1 < argc) arch = argv[++i];
+    else if (argv[i][0] == '-') return usage_error("unknown or incomplete option '%s'", argv[i]);
+    else if (!file) file = argv[i];
+    else return usage_error("more than one input file ('%s')", argv[i]);
+  }
+  if (!file) return usage_error("%s", "no input file");
+  const char *err = NULL;
+  char *source = slurp(file, &err);
+  if (!source) {
+    fprintf(stderr, "tlc: error: cannot read '%s': %s\n", file, err);
+    return 1;
+  }
+  tlc_tune_info info;
+  tlc_compile_status st = tlc_autotune_info(file, source, kernel, arch, &info);
+  if (info.diagnostics && *info.diagnostics) fputs(info.diagnostics, stderr);
+  if (st == TLC_COMPILE_OK) {
+    if (!info.present) printf("no autotune decorator\n");
+    printf("key:");
+    for (int i = 0; i < info.nkeys; i++) printf(" %s", info.keys[i]);
+    printf("\n");
+    for (int i = 0; i < info.nconfigs; i++) {
+      const tlc_tune_config *c = &info.configs[i];
+      for (int j = 0; j < c->nconstexprs; j++) printf("%s=%s ", c->constexprs[j].name, c->constexprs[j].value);
+      printf("num_warps=%d num_stages=%d\n", c->num_warps, c->num_stages);
+    }
+  }
+  tlc_tune_info_free(&info);
+  free(source);
+  return st == TLC_COMPILE_OK ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage, stderr);
@@ -97,6 +136,7 @@ int main(int argc, char **argv) {
     printf("tlc %s\n", TLC_VERSION_STRING);
     return 0;
   }
+  if (!strcmp(argv[1], "autotune")) return autotune_main(argc, argv);
   if (strcmp(argv[1], "compile") != 0) return usage_error("unknown command '%s'", argv[1]);
 
   tlc_compile_options opt;
