@@ -44,7 +44,7 @@ static bool find_perm(const CgFrag *fs, const Type *st, const CgFrag *fd, const 
   row_major(st, sstride);
   int *where = malloc(sizeof(int) * (size_t)numel);
   for (int64_t i = 0; i < numel; i++) where[i] = -1;
-  int ns = fs->lf.count, nd = fd->lf.count;
+  int ns = fs->count, nd = fd->count;
   int64_t *lin = malloc(sizeof(int64_t) * (size_t)ns);
   bool ok = true;
   for (int t = 0; t < nthreads && ok; t++) {
@@ -74,8 +74,8 @@ static bool find_perm(const CgFrag *fs, const Type *st, const CgFrag *fd, const 
 /* Elements per vector access along the fragment's fast dim when that dim
  * has stride 1 in the scratch buffer. */
 static int smem_vec(const CgFrag *f, const int64_t *stride, int eb) {
-  if (f->fast < 0 || stride[f->b2t[f->fast]] != 1) return 1;
-  int v = f->lf.sptu[f->fast];
+  if (f->run_dim < 0 || stride[f->run_dim] != 1) return 1;
+  int v = f->run;
   while (v > 1 && v * eb > 16) v /= 2;
   return v;
 }
@@ -186,11 +186,11 @@ void cg_smem_exchange(CgCtx *cg, const Op *op, const Type *st, const CgVal *src,
   cg_smem_request(cg, op, (ty_numel(st) + rows * s.pad) * s.eb);
 
   LLVMBasicBlockRef c = begin_guard(cg, wpred);
-  for (int j = 0; j < fs.lf.count; j += wv)
+  for (int j = 0; j < fs.count; j += wv)
     smem_store(cg, &s, cg_linear(cg, &fs, j, sstride), src->v + j, wv);
   end_guard(cg, c);
   cg_barrier(cg);
-  for (int k = 0; k < fd.lf.count; k += rv)
+  for (int k = 0; k < fd.count; k += rv)
     smem_load(cg, &s, cg_linear(cg, &fd, k, rstride), rv, out + k);
   cg_barrier(cg);
 }
@@ -207,10 +207,10 @@ static void move(CgCtx *cg, Op *op, const int64_t *rstride) {
     cg_set_undef(cg, op->results[0]);
     return;
   }
-  int nd = fd.lf.count;
+  int nd = fd.count;
   LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, nd);
   int *perm = ARENA_ARRAY(&cg->arena, int, nd);
-  if (x->n == fs.lf.count && find_perm(&fs, st, &fd, rstride, cg->nthreads, perm)) {
+  if (x->n == fs.count && find_perm(&fs, st, &fd, rstride, cg->nthreads, perm)) {
     for (int k = 0; k < nd; k++) e[k] = x->v[perm[k]];
   } else {
     cg_smem_exchange(cg, op, st, x, dt, rstride, NULL, e);
@@ -222,6 +222,52 @@ static void move(CgCtx *cg, Op *op, const int64_t *rstride) {
   cg_set(cg, op->results[0], e, nd);
 }
 
+/* The thread part of a fragment's coordinates along dim d, in C. */
+static int64_t thread_coord(const CgFrag *f, int tid, int d) {
+  int64_t c[IR_MAX_RANK], r[IR_MAX_RANK];
+  ll_coord(&f->ll, 0, tid & 31, tid >> 5, c);
+  cg_reg_coord(f, 0, r);
+  return c[d] ^ r[d];
+}
+
+/* Broadcast / expand_dims within one layout family: the thread parts agree
+ * (the source's lane and warp bases are the destination's on the source's
+ * dims, zero along size-1 dims), so destination register k reads the
+ * source register whose constant coordinates match k's on those dims. */
+static bool reindex(CgCtx *cg, Op *op, const CgFrag *fs, const CgFrag *fd, const CgVal *x,
+                    LLVMValueRef *e) {
+  const Type *st = op->operands[0]->type, *dt = op->results[0]->type;
+  int map[IR_MAX_RANK]; /* destination dim of each source dim */
+  for (int d = 0, j = 0; d < dt->rank; d++) {
+    if (op->kind == OP_EXPAND_DIMS && d == op->attr.axis) continue;
+    map[j++] = d;
+  }
+  bool ok = x->n == fs->count;
+  for (int t = 0; ok && t < cg->nthreads; t++)
+    for (int d = 0; d < st->rank && ok; d++)
+      if (st->shape[d] > 1) ok = thread_coord(fs, t, d) == thread_coord(fd, t, map[d]);
+  for (int k = 0; ok && k < fd->count; k++) {
+    int64_t ck[IR_MAX_RANK];
+    cg_reg_coord(fd, k, ck);
+    int found = -1;
+    for (int j = 0; j < fs->count && found < 0; j++) {
+      int64_t cj[IR_MAX_RANK];
+      cg_reg_coord(fs, j, cj);
+      bool same = true;
+      for (int d = 0; d < st->rank; d++) same &= cj[d] == (st->shape[d] == 1 ? 0 : ck[map[d]]);
+      if (same) found = j;
+    }
+    if (found < 0) ok = false;
+    else e[k] = x->v[found];
+  }
+  if (!ok) {
+    cg_error(cg, op, "%s between layouts that do not share a fragment",
+             op->kind == OP_EXPAND_DIMS ? "expand_dims" : "broadcast");
+    cg_set_undef(cg, op->results[0]);
+  }
+  return ok;
+}
+
 static void lower_arange(CgCtx *cg, Op *op) {
   const Type *rt = op->results[0]->type;
   CgFrag f;
@@ -230,13 +276,13 @@ static void lower_arange(CgCtx *cg, Op *op) {
     return;
   }
   LLVMTypeRef t = cg_type(cg, rt->dtype);
-  LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, f.lf.count);
-  for (int i = 0; i < f.lf.count; i++) {
+  LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, f.count);
+  for (int i = 0; i < f.count; i++) {
     LLVMValueRef c = cg_coord(cg, &f, i, 0);
     if (t != cg->t_i32) c = LLVMBuildZExt(cg->b, c, t, "");
     e[i] = op->attr.start ? LLVMBuildAdd(cg->b, c, cg_int(t, op->attr.start), "") : c;
   }
-  cg_set(cg, op->results[0], e, f.lf.count);
+  cg_set(cg, op->results[0], e, f.count);
 }
 
 static void lower_splat(CgCtx *cg, Op *op) {
@@ -259,20 +305,9 @@ static void lower_broadcast(CgCtx *cg, Op *op) {
     cg_set_undef(cg, op->results[0]);
     return;
   }
-  if (st->layout != dt->layout || fs.lf.base != fd.lf.base) {
-    cg_error(cg, op, "broadcast must keep the layout");
-    cg_set_undef(cg, op->results[0]);
-    return;
-  }
-  LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, fd.lf.count);
-  for (int k = 0; k < fd.lf.count; k++) {
-    int idx[IR_MAX_RANK];
-    lay_frag_index(&fd.lf, k, idx);
-    for (int d = 0; d < fd.lf.rank; d++)
-      if (fs.lf.extent[d] == 1) idx[d] = 0;
-    e[k] = x->v[lay_frag_linear(&fs.lf, idx)];
-  }
-  cg_set(cg, op->results[0], e, fd.lf.count);
+  LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, fd.count);
+  if (!reindex(cg, op, &fs, &fd, x, e)) return;
+  cg_set(cg, op->results[0], e, fd.count);
 }
 
 static void lower_expand_dims(CgCtx *cg, Op *op) {
@@ -283,12 +318,9 @@ static void lower_expand_dims(CgCtx *cg, Op *op) {
     cg_set_undef(cg, op->results[0]);
     return;
   }
-  if (fs.lf.base != fd.lf.base || fs.lf.count != fd.lf.count) {
-    cg_error(cg, op, "expand_dims operand is not in slice(axis, result layout)");
-    cg_set_undef(cg, op->results[0]);
-    return;
-  }
-  cg_set(cg, op->results[0], x->v, x->n);
+  LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, fd.count);
+  if (!reindex(cg, op, &fs, &fd, x, e)) return;
+  cg_set(cg, op->results[0], e, fd.count);
 }
 
 void cg_lower_shape(CgCtx *cg, Op *op) {

@@ -18,11 +18,9 @@
  * array of LLVM scalars.  A scalar IR value has one element (identical in
  * every thread).  A tensor in a distributed layout has one element per entry
  * of the thread's fragment, in the fragment order that ir.h's LayoutFrag
- * defines (base-layout dims mixed-radix, order[0] fastest).  Elements are
- * always indexed with compile-time constants, so nothing lands in local
- * memory.  MMA layouts will plug in as other fragment descriptions behind
- * cg_frag(); every op that only needs "element i has coordinates c" keeps
- * working unchanged.
+ * defines for blocked layouts and ir/linear.c for every distributed layout
+ * (mma accumulators and dot operands included).  Elements are always
+ * indexed with compile-time constants, so nothing lands in local memory.
  *
  * Element LLVM types: i1, i8..i64 (signedness lives in the tile type), half,
  * bfloat, float, double, fp8 as i8 (bits), pointers as `ptr addrspace(1)`.
@@ -50,23 +48,27 @@ typedef struct CgVal {
 
 /* ======================= cg_layout.c ====================================== */
 
-/* A fragment description: which elements of a tensor a thread holds and
- * where they sit.  Only blocked-based layouts (BLOCKED, SLICE of it) so far;
- * MMA / dot-operand layouts extend this with their own element order and
- * make cg_frag, cg_coord, cg_owner and the cg_eval_* twins answer for them. */
+/* A fragment description: which elements of a tensor a thread holds and in
+ * what order, for any distributed layout, through its linear form
+ * (ir/linear.c): element i of the thread (lane, warp) sits at
+ * XOR(reg bases of i's bits) ^ XOR(lane bases) ^ XOR(warp bases). */
 typedef struct CgFrag {
-  LayoutFrag lf;              /* ir.h's description over the base layout */
+  LinearLayout ll;
+  const Layout *layout;
   int rank;                   /* tensor rank */
-  int t2b[IR_MAX_RANK];       /* tensor dim -> base dim */
-  int b2t[IR_MAX_RANK];       /* base dim -> tensor dim, -1 for sliced dims */
-  int fast;                   /* first non-sliced base dim in order (-1: none) */
+  int count;                  /* elements per thread = 1 << ll.nreg */
+  int run_dim;                /* dim the first `run` registers step along (1, 2, 4...), -1: none */
+  int run;                    /* consecutive registers that are consecutive elements along run_dim */
 } CgFrag;
 
-/* Per base layout: the thread's lane and warp index along each base dim and
- * base_d = (warp_d * tpw_d + lane_d) * spt_d, all built in the prologue. */
+/* Per (layout, shape): the thread part of each coordinate, built in the
+ * prologue, and the bits it can take. */
 typedef struct CgThreadParts {
-  const Layout *base;
-  LLVMValueRef lane[IR_MAX_RANK], warp[IR_MAX_RANK], off[IR_MAX_RANK];
+  const Layout *layout;
+  int rank;
+  int64_t shape[IR_MAX_RANK];
+  LLVMValueRef off[IR_MAX_RANK];
+  int64_t bits[IR_MAX_RANK];  /* OR of the lane and warp bases along each dim */
 } CgThreadParts;
 
 /* ======================= the context ====================================== */
@@ -149,7 +151,7 @@ bool cg_frag_of(const Layout *l, int rank, const int64_t *shape, CgFrag *f);
 /* Elements a value of type t has per thread (1 for scalars). */
 int cg_nelems(CgCtx *cg, const Type *t);
 void cg_thread_init(CgCtx *cg);
-const CgThreadParts *cg_thread_parts(CgCtx *cg, const Layout *base);
+const CgThreadParts *cg_thread_parts(CgCtx *cg, const CgFrag *f);
 /* Coordinate (i32) of fragment element i along tensor dim `tdim`, built at
  * the current insertion point from the prologue's thread parts. */
 LLVMValueRef cg_coord(CgCtx *cg, const CgFrag *f, int i, int tdim);
@@ -161,8 +163,14 @@ LLVMValueRef cg_linear(CgCtx *cg, const CgFrag *f, int i, const int64_t *strides
  * For scalar types: tid == 0. */
 LLVMValueRef cg_owner(CgCtx *cg, const Type *t);
 /* The lane / warp stride of base dim d in the lane / warp id. */
-int cg_lane_stride(const Layout *base, int d);
-int cg_warp_stride(const Layout *base, int d);
+/* The constant (register) part of element i's coordinates. */
+void cg_reg_coord(const CgFrag *f, int i, int64_t *c);
+/* Lane / warp bit masks whose basis moves along `dim`, and whose basis is
+ * zero (replicas). */
+int cg_lane_mask(const CgFrag *f, int dim);
+int cg_warp_mask(const CgFrag *f, int dim);
+int cg_lane_zero_mask(const CgFrag *f);
+int cg_warp_zero_mask(const CgFrag *f);
 
 /* The same formulas evaluated in C for thread `tid` (tests and the
  * compile-time checks that find register-only conversions). */

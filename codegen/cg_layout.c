@@ -1,52 +1,54 @@
-/* cg_layout.c — where a thread's fragment elements sit: thread ids, the
- * per-dim lane/warp split, per-element coordinates and the "canonical
- * owner" predicate of replicated layouts.
+/* cg_layout.c — where a thread's fragment elements sit, for every
+ * distributed layout, through its linear form (ir/linear.c):
  *
- * The formulas are ir.h's (see LayoutFrag).  For a blocked base layout and
- * base dim d, with lane = tid & 31 and warp = tid >> 5 split over the dims
- * in `order` (order[0] fastest):
+ *   coord(i; lane, warp) = R(i) ^ T(lane, warp)
  *
- *   off_d      = (warp_d * tpw_d + lane_d) * spt_d        (prologue, per thread)
- *   coord_d(i) = (off_d + r * tile_d + j) mod S_d         (idx_d(i) = r * sptu_d + j)
+ * R(i), the XOR of the register bases of i's set bits, is a compile-time
+ * constant per element.  T, the XOR of the lane and warp bases of the
+ * thread's set bits, is computed once per (layout, shape) in the entry
+ * block: per dim, ((lane >> b) & 1) << log2(basis) summed over the bits b
+ * whose basis moves along that dim.  Every basis here is a single power of
+ * two, so when R's bits and T's possible bits are disjoint (always, for the
+ * layouts this compiler makes) the XOR is an add, which LLVM folds into
+ * addressing.
  *
- * The thread part off_d is computed once in the entry block; each use adds
- * a compile-time constant, so LLVM folds the constant parts into addressing.
- * The `mod S_d` is only emitted when tile_d > S_d (replication); shapes are
- * powers of two, so it is an `and`.
+ * Ownership: lane and warp bits whose basis is zero only select replicas; a
+ * store or atomic runs in the thread with all those bits clear, which holds
+ * each element exactly once.
  *
- * Ownership: along base dim d only the first lay_unique_lanes(d) lanes and
- * lay_unique_warps(d) warps hold distinct data, the others repeat them.  A
- * store or atomic is executed only by the thread with lane_d < U_l(d) and
- * warp_d < U_w(d) for every d, which holds each element exactly once.
- *
- * Everything here also exists as plain C (cg_eval_*), used by the unit test
- * and by cg_convert.c to prove conversions register-only at compile time. */
+ * Everything also exists as plain C (cg_eval_*) for the unit test and for
+ * cg_convert.c's compile-time proof that a conversion needs no exchange. */
 #include "codegen/cg_internal.h"
 
 #include <string.h>
 
 /* ---- fragment descriptions ------------------------------------------------- */
 
+static int only_dim(const int64_t *v, int rank) {
+  int d = -1;
+  for (int k = 0; k < rank; k++)
+    if (v[k]) {
+      if (d >= 0) return -2;
+      d = k;
+    }
+  return d;
+}
+
 bool cg_frag_of(const Layout *l, int rank, const int64_t *shape, CgFrag *f) {
   memset(f, 0, sizeof *f);
-  if (!lay_frag(l, rank, shape, &f->lf)) return false;
+  if (!l || !ll_from_layout(l, rank, shape, &f->ll)) return false;
+  f->layout = l;
   f->rank = rank;
-  for (int d = 0; d < IR_MAX_RANK; d++) f->b2t[d] = -1;
-  int t = 0;
-  for (int d = 0; d < f->lf.rank; d++) {
-    if (f->lf.sliced[d]) continue;
-    if (t >= rank) return false;
-    f->t2b[t] = d;
-    f->b2t[d] = t;
-    t++;
-  }
-  if (t != rank) return false;
-  f->fast = -1;
-  for (int k = 0; k < f->lf.rank; k++) {
-    int d = f->lf.base->order[k];
-    if (!f->lf.sliced[d]) {
-      f->fast = d;
-      break;
+  f->count = 1 << f->ll.nreg;
+  f->run_dim = -1;
+  f->run = 1;
+  if (f->ll.nreg > 0) {
+    int d = only_dim(f->ll.reg[0], rank);
+    if (d >= 0 && f->ll.reg[0][d] == 1) {
+      f->run_dim = d;
+      int k = 0;
+      while (k < f->ll.nreg && only_dim(f->ll.reg[k], rank) == d && f->ll.reg[k][d] == (int64_t)1 << k) k++;
+      f->run = 1 << k;
     }
   }
   return true;
@@ -54,18 +56,16 @@ bool cg_frag_of(const Layout *l, int rank, const int64_t *shape, CgFrag *f) {
 
 static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+static int layout_warps(const Layout *l) {
+  while (l->kind == LAY_SLICE || l->kind == LAY_DOT_OPERAND) l = l->parent;
+  int n = 1;
+  for (int i = 0; i < l->rank; i++) n *= l->wpc[i];
+  return n;
+}
+
 bool cg_frag(CgCtx *cg, const Op *op, const Type *t, CgFrag *f) {
   if (!t->rank) {
     cg_error(cg, op, "cg_frag of a scalar");
-    return false;
-  }
-  if (!t->layout || !cg_frag_of(t->layout, t->rank, t->shape, f)) {
-    StrBuf sb;
-    sb_init(&sb);
-    ty_print(&sb, t);
-    cg_error(cg, op, "cannot lower values of type %s (layout not supported yet)",
-             sb.data ? sb.data : "?");
-    sb_free(&sb);
     return false;
   }
   for (int d = 0; d < t->rank; d++)
@@ -74,9 +74,16 @@ bool cg_frag(CgCtx *cg, const Op *op, const Type *t, CgFrag *f) {
                (long long)t->shape[d]);
       return false;
     }
-  if (f->lf.base->rank && lay_num_warps(f->lf.base) != cg->num_warps) {
-    cg_error(cg, op, "layout spans %d warps but the kernel has %d",
-             lay_num_warps(f->lf.base), cg->num_warps);
+  if (!t->layout || !cg_frag_of(t->layout, t->rank, t->shape, f)) {
+    StrBuf sb;
+    sb_init(&sb);
+    ty_print(&sb, t);
+    cg_error(cg, op, "cannot lower values of type %s (layout not supported)", sb.data ? sb.data : "?");
+    sb_free(&sb);
+    return false;
+  }
+  if (layout_warps(t->layout) != cg->num_warps) {
+    cg_error(cg, op, "layout spans %d warps but the kernel has %d", layout_warps(t->layout), cg->num_warps);
     return false;
   }
   return true;
@@ -85,9 +92,9 @@ bool cg_frag(CgCtx *cg, const Op *op, const Type *t, CgFrag *f) {
 int cg_nelems(CgCtx *cg, const Type *t) {
   if (!t->rank) return 1;
   CgFrag f;
-  if (!t->layout || !cg_frag_of(t->layout, t->rank, t->shape, &f)) return 1;
   (void)cg;
-  return f.lf.count;
+  if (!t->layout || !cg_frag_of(t->layout, t->rank, t->shape, &f)) return 1;
+  return f.count;
 }
 
 /* ---- thread ids ------------------------------------------------------------ */
@@ -98,39 +105,45 @@ void cg_thread_init(CgCtx *cg) {
   cg->warp = LLVMBuildLShr(cg->pro, cg->tid, cg_i32(cg, 5), "warp");
 }
 
-int cg_lane_stride(const Layout *base, int d) {
-  int s = 1;
-  for (int k = 0; k < base->rank && base->order[k] != d; k++) s *= base->tpw[base->order[k]];
-  return s;
+static int log2i(int64_t x) {
+  int n = 0;
+  while (x > 1) x >>= 1, n++;
+  return n;
 }
 
-int cg_warp_stride(const Layout *base, int d) {
-  int s = 1;
-  for (int k = 0; k < base->rank && base->order[k] != d; k++) s *= base->wpc[base->order[k]];
-  return s;
-}
-
-/* (x / stride) % n, skipping the parts that are no-ops. */
-static LLVMValueRef split(CgCtx *cg, LLVMValueRef x, int stride, int n, int total) {
+/* sum over bits b of x with a basis along d: ((x >> b) & 1) << log2(basis) */
+static LLVMValueRef bits_part(CgCtx *cg, LLVMValueRef x, const int64_t (*bases)[IR_MAX_RANK], int n,
+                              int d, LLVMValueRef acc, int64_t *mask) {
   LLVMBuilderRef b = cg->pro;
-  if (n == 1) return cg_i32(cg, 0);
-  if (stride > 1) x = LLVMBuildUDiv(b, x, cg_i32(cg, stride), "");
-  if ((int64_t)stride * n < total) x = LLVMBuildURem(b, x, cg_i32(cg, n), "");
-  return x;
+  for (int k = 0; k < n; k++) {
+    int64_t v = bases[k][d];
+    if (!v) continue;
+    *mask |= v;
+    int sh = log2i(v);
+    LLVMValueRef bit = LLVMBuildAnd(b, x, cg_i32(cg, 1 << k), "");
+    if (sh > k) bit = LLVMBuildShl(b, bit, cg_i32(cg, sh - k), "");
+    else if (sh < k) bit = LLVMBuildLShr(b, bit, cg_i32(cg, k - sh), "");
+    acc = acc ? LLVMBuildOr(b, acc, bit, "") : bit;
+  }
+  return acc;
 }
 
-const CgThreadParts *cg_thread_parts(CgCtx *cg, const Layout *base) {
-  for (int i = 0; i < cg->parts.len; i++)
-    if (cg->parts.data[i].base == base) return &cg->parts.data[i];
+const CgThreadParts *cg_thread_parts(CgCtx *cg, const CgFrag *f) {
+  for (int i = 0; i < cg->parts.len; i++) {
+    const CgThreadParts *p = &cg->parts.data[i];
+    if (p->layout == f->layout && p->rank == f->rank &&
+        !memcmp(p->shape, f->ll.shape, sizeof(int64_t) * (size_t)f->rank))
+      return p;
+  }
   CgThreadParts p;
   memset(&p, 0, sizeof p);
-  p.base = base;
-  for (int d = 0; d < base->rank; d++) {
-    p.lane[d] = split(cg, cg->lane, cg_lane_stride(base, d), base->tpw[d], 32);
-    p.warp[d] = split(cg, cg->warp, cg_warp_stride(base, d), base->wpc[d], cg->num_warps);
-    LLVMValueRef w = LLVMBuildMul(cg->pro, p.warp[d], cg_i32(cg, base->tpw[d]), "");
-    LLVMValueRef t = LLVMBuildAdd(cg->pro, w, p.lane[d], "");
-    p.off[d] = LLVMBuildMul(cg->pro, t, cg_i32(cg, base->spt[d]), "");
+  p.layout = f->layout;
+  p.rank = f->rank;
+  memcpy(p.shape, f->ll.shape, sizeof p.shape);
+  for (int d = 0; d < f->rank; d++) {
+    LLVMValueRef acc = bits_part(cg, cg->lane, f->ll.lane, f->ll.nlane, d, NULL, &p.bits[d]);
+    acc = bits_part(cg, cg->warp, f->ll.warp, f->ll.nwarp, d, acc, &p.bits[d]);
+    p.off[d] = acc ? acc : cg_i32(cg, 0);
   }
   VEC_PUSH(cg->parts, p);
   return &cg->parts.data[cg->parts.len - 1];
@@ -138,35 +151,67 @@ const CgThreadParts *cg_thread_parts(CgCtx *cg, const Layout *base) {
 
 /* ---- coordinates ----------------------------------------------------------- */
 
-/* Constant part r * tile + j of fragment element i along base dim bd. */
-static int64_t const_part(const LayoutFrag *lf, int i, int bd) {
-  int idx[IR_MAX_RANK];
-  lay_frag_index(lf, i, idx);
-  int r = idx[bd] / lf->sptu[bd], j = idx[bd] % lf->sptu[bd];
-  return (int64_t)r * lf->tile[bd] + j;
+void cg_reg_coord(const CgFrag *f, int i, int64_t *c) {
+  for (int d = 0; d < f->rank; d++) c[d] = 0;
+  for (int k = 0; k < f->ll.nreg; k++)
+    if (i >> k & 1)
+      for (int d = 0; d < f->rank; d++) c[d] ^= f->ll.reg[k][d];
 }
 
 LLVMValueRef cg_coord(CgCtx *cg, const CgFrag *f, int i, int tdim) {
-  int bd = f->t2b[tdim];
-  int64_t S = f->lf.shape[bd];
-  if (S == 1) return cg_i32(cg, 0);
-  const CgThreadParts *p = cg_thread_parts(cg, f->lf.base);
-  int64_t c = const_part(&f->lf, i, bd);
-  LLVMValueRef v = p->off[bd];
-  if (c) v = LLVMBuildAdd(cg->b, v, cg_i32(cg, c), "");
-  if (f->lf.tile[bd] > S) v = LLVMBuildAnd(cg->b, v, cg_i32(cg, S - 1), "");
-  return v;
+  if (f->ll.shape[tdim] == 1) return cg_i32(cg, 0);
+  const CgThreadParts *p = cg_thread_parts(cg, f);
+  int64_t c[IR_MAX_RANK];
+  cg_reg_coord(f, i, c);
+  LLVMValueRef v = p->off[tdim];
+  if (!c[tdim]) return v;
+  if (p->bits[tdim] & c[tdim]) return LLVMBuildXor(cg->b, v, cg_i32(cg, c[tdim]), "");
+  return LLVMBuildAdd(cg->b, v, cg_i32(cg, c[tdim]), "");
 }
 
 LLVMValueRef cg_linear(CgCtx *cg, const CgFrag *f, int i, const int64_t *strides) {
   LLVMValueRef acc = NULL;
   for (int t = 0; t < f->rank; t++) {
-    if (f->lf.shape[f->t2b[t]] == 1 || strides[t] == 0) continue;
+    if (f->ll.shape[t] == 1 || strides[t] == 0) continue;
     LLVMValueRef c = cg_coord(cg, f, i, t);
     if (strides[t] != 1) c = LLVMBuildMul(cg->b, c, cg_i32(cg, strides[t]), "");
     acc = acc ? LLVMBuildAdd(cg->b, acc, c, "") : c;
   }
   return acc ? acc : cg_i32(cg, 0);
+}
+
+static bool zero_vec(const int64_t *v, int rank) {
+  for (int d = 0; d < rank; d++)
+    if (v[d]) return false;
+  return true;
+}
+
+int cg_lane_mask(const CgFrag *f, int dim) {
+  int m = 0;
+  for (int k = 0; k < f->ll.nlane; k++)
+    if (f->ll.lane[k][dim]) m |= 1 << k;
+  return m;
+}
+
+int cg_warp_mask(const CgFrag *f, int dim) {
+  int m = 0;
+  for (int k = 0; k < f->ll.nwarp; k++)
+    if (f->ll.warp[k][dim]) m |= 1 << k;
+  return m;
+}
+
+int cg_lane_zero_mask(const CgFrag *f) {
+  int m = 0;
+  for (int k = 0; k < f->ll.nlane; k++)
+    if (zero_vec(f->ll.lane[k], f->rank)) m |= 1 << k;
+  return m;
+}
+
+int cg_warp_zero_mask(const CgFrag *f) {
+  int m = 0;
+  for (int k = 0; k < f->ll.nwarp; k++)
+    if (zero_vec(f->ll.warp[k], f->rank)) m |= 1 << k;
+  return m;
 }
 
 LLVMValueRef cg_owner(CgCtx *cg, const Type *t) {
@@ -178,17 +223,11 @@ LLVMValueRef cg_owner(CgCtx *cg, const Type *t) {
   } else {
     CgFrag f;
     if (t->layout && cg_frag_of(t->layout, t->rank, t->shape, &f)) {
-      const Layout *base = f.lf.base;
-      const CgThreadParts *p = cg_thread_parts(cg, base);
-      for (int d = 0; d < base->rank; d++) {
-        int ul = lay_unique_lanes(&f.lf, d), uw = lay_unique_warps(&f.lf, d);
-        LLVMValueRef c[2] = {NULL, NULL};
-        if (ul < base->tpw[d])
-          c[0] = LLVMBuildICmp(cg->pro, LLVMIntULT, p->lane[d], cg_i32(cg, ul), "");
-        if (uw < base->wpc[d])
-          c[1] = LLVMBuildICmp(cg->pro, LLVMIntULT, p->warp[d], cg_i32(cg, uw), "");
-        for (int k = 0; k < 2; k++)
-          if (c[k]) pred = pred ? LLVMBuildAnd(cg->pro, pred, c[k], "") : c[k];
+      int lz = cg_lane_zero_mask(&f), wz = cg_warp_zero_mask(&f);
+      if (lz) pred = LLVMBuildICmp(cg->pro, LLVMIntEQ, LLVMBuildAnd(cg->pro, cg->lane, cg_i32(cg, lz), ""), cg_i32(cg, 0), "");
+      if (wz) {
+        LLVMValueRef c = LLVMBuildICmp(cg->pro, LLVMIntEQ, LLVMBuildAnd(cg->pro, cg->warp, cg_i32(cg, wz), ""), cg_i32(cg, 0), "");
+        pred = pred ? LLVMBuildAnd(cg->pro, pred, c, "") : c;
       }
     }
   }
@@ -199,26 +238,10 @@ LLVMValueRef cg_owner(CgCtx *cg, const Type *t) {
 
 /* ---- the same in C ---------------------------------------------------------- */
 
-static int eval_split(int x, int stride, int n) { return (x / stride) % n; }
-
 int64_t cg_eval_coord(const CgFrag *f, int tid, int i, int tdim) {
-  const Layout *base = f->lf.base;
-  int bd = f->t2b[tdim];
-  int64_t S = f->lf.shape[bd];
-  int lane = tid & 31, warp = tid >> 5;
-  int ld = eval_split(lane, cg_lane_stride(base, bd), base->tpw[bd]);
-  int wd = eval_split(warp, cg_warp_stride(base, bd), base->wpc[bd]);
-  int64_t off = ((int64_t)wd * base->tpw[bd] + ld) * base->spt[bd];
-  return (off + const_part(&f->lf, i, bd)) % S;
+  int64_t c[IR_MAX_RANK];
+  ll_coord(&f->ll, i, tid & 31, tid >> 5, c);
+  return c[tdim];
 }
 
-bool cg_eval_owner(const CgFrag *f, int tid) {
-  const Layout *base = f->lf.base;
-  int lane = tid & 31, warp = tid >> 5;
-  for (int d = 0; d < base->rank; d++) {
-    int ld = eval_split(lane, cg_lane_stride(base, d), base->tpw[d]);
-    int wd = eval_split(warp, cg_warp_stride(base, d), base->wpc[d]);
-    if (ld >= lay_unique_lanes(&f->lf, d) || wd >= lay_unique_warps(&f->lf, d)) return false;
-  }
-  return true;
-}
+bool cg_eval_owner(const CgFrag *f, int tid) { return ll_is_owner(&f->ll, tid & 31, tid >> 5); }

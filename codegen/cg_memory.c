@@ -54,10 +54,10 @@ void cg_lower_addptr(CgCtx *cg, Op *op) {
 static int access_vec(CgCtx *cg, const Op *op, const Type *t, DType d) {
   if (!t->rank) return 1;
   CgFrag f;
-  if (!cg_frag(cg, op, t, &f) || f.fast < 0) return 1;
+  if (!cg_frag(cg, op, t, &f) || f.run_dim < 0) return 1;
   int v = op->attr.vec > 0 ? op->attr.vec : 1;
-  if (v > f.lf.sptu[f.fast]) v = f.lf.sptu[f.fast];
-  while (v > 1 && (v * cg_dt_bytes(d) > 16 || f.lf.sptu[f.fast] % v)) v /= 2;
+  if (v > f.run) v = f.run;
+  while (v > 1 && (v * cg_dt_bytes(d) > 16 || f.run % v)) v /= 2;
   if (v & (v - 1)) v = 1;
   return v;
 }

@@ -4,13 +4,16 @@
  *     combine into the result element with the same other coordinates
  *     (result layout = slice(axis, operand layout), same base fragment with
  *     the axis' extent 1);
- *  2. in the warp: butterflies (shfl.sync.bfly) over the lane-id bits of
- *     the axis, only over the lay_unique_lanes(axis) lanes holding distinct
- *     data (the replicas run the same exchanges and get the same result);
- *  3. across warps, when lay_unique_warps(axis) > 1: lane 0 of the axis in
- *     each unique warp writes its partials to scratch[warp_axis][out], a
- *     barrier, every thread combines partials 0..W-1 in order for each of
- *     its result elements, a barrier before the scratch is reused.
+ *  2. in the warp: butterflies (shfl.sync.bfly) over the lane-id bits
+ *     whose basis (ir/linear.c) moves along the axis (replica bits, whose
+ *     basis is zero, are left out: they hold the same data already);
+ *  3. across warps, over the warp-id bits whose basis moves along the axis:
+ *     the threads whose axis lane bits are clear write their partials to
+ *     scratch[axis warp index][out], a barrier, every thread combines the
+ *     partials in order for each of its result elements, a barrier before
+ *     the scratch is reused.
+ * Registers, lanes and warps are found from the layout's linear form, so
+ * this serves blocked, mma and dot-operand layouts alike.
  *
  * Every thread ends with the full result for its fragment; a 1-D operand
  * reduces to a scalar held by every thread.
@@ -107,6 +110,22 @@ static LLVMValueRef shfl(CgCtx *cg, DType d, LLVMValueRef v, int m) {
 
 static int align16(int64_t v) { return (int)((v + 15) & ~(int64_t)15); }
 
+/* Register bits whose basis moves along `axis`. */
+static int axis_regs(const CgFrag *f, int axis) {
+  int m = 0;
+  for (int k = 0; k < f->ll.nreg; k++)
+    if (f->ll.reg[k][axis]) m |= 1 << k;
+  return m;
+}
+
+/* Bits of x at the positions of mask, packed (parallel bit extract). */
+static int pext(int x, int mask) {
+  int r = 0, o = 0;
+  for (int k = 0; k < 31; k++)
+    if (mask >> k & 1) r |= (x >> k & 1) << o++;
+  return r;
+}
+
 void cg_lower_reduce(CgCtx *cg, Op *op) {
   const Type *xt = op->operands[0]->type;
   int axis = op->attr.axis;
@@ -124,7 +143,7 @@ void cg_lower_reduce(CgCtx *cg, Op *op) {
   ok = ok && cg_frag(cg, op, xt, &f);
   if (ok && !scalar_out) {
     ok = cg_frag(cg, op, op->results[0]->type, &fr);
-    if (ok && (fr.lf.base != f.lf.base || fr.lf.extent[f.t2b[axis]] != 1)) {
+    if (ok && fr.count != (1 << (f.ll.nreg - __builtin_popcount(axis_regs(&f, axis))))) {
       cg_error(cg, op, "reduce result must be in slice(axis, operand layout)");
       ok = false;
     }
@@ -133,8 +152,8 @@ void cg_lower_reduce(CgCtx *cg, Op *op) {
     for (int i = 0; i < op->nresults; i++) cg_set_undef(cg, op->results[i]);
     return;
   }
-  int bd = f.t2b[axis];
-  int n = f.lf.count, m = scalar_out ? 1 : fr.lf.count;
+  int n = f.count, m = scalar_out ? 1 : fr.count;
+  int keep = ((1 << f.ll.nreg) - 1) & ~axis_regs(&f, axis);
 
   /* inputs per stream */
   CgVal *in[MAX_STREAMS] = {NULL};
@@ -149,12 +168,7 @@ void cg_lower_reduce(CgCtx *cg, Op *op) {
   /* 1. within the thread */
   for (int i = 0; i < n; i++) {
     int o = 0;
-    if (!scalar_out) {
-      int idx[IR_MAX_RANK];
-      lay_frag_index(&f.lf, i, idx);
-      idx[bd] = 0;
-      o = lay_frag_linear(&fr.lf, idx);
-    }
+    if (!scalar_out) o = pext(i, keep);
     LLVMValueRef x[MAX_STREAMS];
     for (int s = 0; s < r.nstreams; s++) {
       if (r.arg && s == 1 && op->noperands < 2) x[s] = cg_coord(cg, &f, i, axis);
@@ -170,17 +184,19 @@ void cg_lower_reduce(CgCtx *cg, Op *op) {
   }
 
   /* 2. across the lanes of the axis */
-  const Layout *base = f.lf.base;
-  int ul = lay_unique_lanes(&f.lf, bd), ls = cg_lane_stride(base, bd);
-  for (int s = 1; s < ul; s *= 2)
+  int lmask = cg_lane_mask(&f, axis);
+  for (int bit = 0; bit < 5; bit++) {
+    if (!(lmask >> bit & 1)) continue;
     for (int o = 0; o < m; o++) {
       LLVMValueRef *a = acc + (size_t)o * MAX_STREAMS, x[MAX_STREAMS];
-      for (int k = 0; k < r.nstreams; k++) x[k] = shfl(cg, r.dt[k], a[k], s * ls);
+      for (int k = 0; k < r.nstreams; k++) x[k] = shfl(cg, r.dt[k], a[k], 1 << bit);
       combine(cg, op, &r, a, x);
     }
+  }
 
   /* 3. across the warps of the axis */
-  int uw = lay_unique_warps(&f.lf, bd);
+  int wmask = cg_warp_mask(&f, axis);
+  int uw = 1 << __builtin_popcount(wmask);
   if (uw > 1) {
     const Type *rt = op->results[0]->type;
     int64_t nout = ty_numel(rt);
@@ -192,13 +208,19 @@ void cg_lower_reduce(CgCtx *cg, Op *op) {
       total = align16(total + (int64_t)uw * nout * cg_dt_bytes(r.dt[k]));
     }
     cg_smem_request(cg, op, total);
-    const CgThreadParts *tp = cg_thread_parts(cg, base);
+    /* writers: axis lane bits clear (after the butterflies they all agree) */
     LLVMValueRef wsel = NULL;
-    if (base->tpw[bd] > 1)
-      wsel = LLVMBuildICmp(cg->pro, LLVMIntEQ, tp->lane[bd], cg_i32(cg, 0), "");
-    if (base->wpc[bd] > uw) {
-      LLVMValueRef c = LLVMBuildICmp(cg->pro, LLVMIntULT, tp->warp[bd], cg_i32(cg, uw), "");
-      wsel = wsel ? LLVMBuildAnd(cg->pro, wsel, c, "") : c;
+    if (lmask)
+      wsel = LLVMBuildICmp(cg->pro, LLVMIntEQ, LLVMBuildAnd(cg->pro, cg->lane, cg_i32(cg, lmask), ""),
+                           cg_i32(cg, 0), "");
+    /* the warp's index along the axis: its axis warp bits, packed */
+    LLVMValueRef widx = NULL;
+    for (int k = 0, o = 0; k < 5; k++) {
+      if (!(wmask >> k & 1)) continue;
+      LLVMValueRef bit = LLVMBuildAnd(cg->pro, cg->warp, cg_i32(cg, 1 << k), "");
+      if (k > o) bit = LLVMBuildLShr(cg->pro, bit, cg_i32(cg, k - o), "");
+      widx = widx ? LLVMBuildOr(cg->pro, widx, bit, "") : bit;
+      o++;
     }
     LLVMValueRef *lin = ARENA_ARRAY(&cg->arena, LLVMValueRef, m);
     LLVMBasicBlockRef cont = NULL;
@@ -208,7 +230,7 @@ void cg_lower_reduce(CgCtx *cg, Op *op) {
       LLVMBuildCondBr(cg->b, wsel, w, cont);
       LLVMPositionBuilderAtEnd(cg->b, w);
     }
-    LLVMValueRef wbase = LLVMBuildMul(cg->b, tp->warp[bd], cg_i32(cg, nout), "");
+    LLVMValueRef wbase = LLVMBuildMul(cg->b, widx, cg_i32(cg, nout), "");
     for (int o = 0; o < m; o++) {
       LLVMValueRef l = scalar_out ? cg_i32(cg, 0) : cg_linear(cg, &fr, o, rstride);
       LLVMValueRef slot = LLVMBuildAdd(cg->b, wbase, l, "");

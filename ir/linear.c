@@ -124,7 +124,23 @@ static bool from_dot_operand(const Layout *l, int rank, const int64_t *shape, Li
   return true;
 }
 
+static bool ll_build(const Layout *l, int rank, const int64_t *shape, LinearLayout *ll);
+
+/* A fragment holds distinct elements only: register bits whose basis fell
+ * outside the shape (zero vectors) are dropped. */
 bool ll_from_layout(const Layout *l, int rank, const int64_t *shape, LinearLayout *ll) {
+  if (!ll_build(l, rank, shape, ll)) return false;
+  int n = 0;
+  for (int i = 0; i < ll->nreg; i++) {
+    bool zero = true;
+    for (int d = 0; d < rank; d++) zero &= ll->reg[i][d] == 0;
+    if (!zero) memmove(ll->reg[n++], ll->reg[i], sizeof ll->reg[i]);
+  }
+  ll->nreg = n;
+  return true;
+}
+
+static bool ll_build(const Layout *l, int rank, const int64_t *shape, LinearLayout *ll) {
   memset(ll, 0, sizeof *ll);
   ll->rank = rank;
   for (int i = 0; i < rank; i++) ll->shape[i] = shape[i];

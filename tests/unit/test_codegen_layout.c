@@ -63,41 +63,51 @@ static void check_layout(const char *name, const Layout *l, int rank, const int6
     CHECK(0, "%s: cg_frag_of failed", name);
     return;
   }
-  const Layout *b = f.lf.base;
+  LayoutFrag lf;
+  if (!lay_frag(l, rank, shape, &lf)) {
+    CHECK(0, "%s: lay_frag failed", name);
+    return;
+  }
+  const Layout *b = lf.base;
+  int t2b[IR_MAX_RANK], b2t[IR_MAX_RANK];
+  for (int d = 0, t = 0; d < lf.rank; d++) {
+    b2t[d] = lf.sliced[d] ? -1 : t;
+    if (!lf.sliced[d]) t2b[t++] = d;
+  }
   int nthreads = 32 * lay_num_warps(b);
   int64_t numel = 1, bshape[IR_MAX_RANK];
   for (int d = 0; d < rank; d++) numel *= shape[d];
-  for (int d = 0; d < b->rank; d++) bshape[d] = f.b2t[d] >= 0 ? shape[f.b2t[d]] : 1;
+  for (int d = 0; d < b->rank; d++) bshape[d] = b2t[d] >= 0 ? shape[b2t[d]] : 1;
+  CHECK(f.count == lf.count, "%s: %d registers, fragment has %d", name, f.count, lf.count);
   int *held = calloc((size_t)numel, sizeof(int));
   int *owned = calloc((size_t)numel, sizeof(int));
   int *mine = calloc((size_t)numel, sizeof(int));
-  int n = f.lf.count;
+  int n = f.count;
   for (int t = 0; t < nthreads; t++) {
     bool owner = cg_eval_owner(&f, t);
     for (int i = 0; i < n; i++) {
       int idx[IR_MAX_RANK];
-      lay_frag_index(&f.lf, i, idx);
-      CHECK(lay_frag_linear(&f.lf, idx) == i, "%s: frag index round trip at %d", name, i);
+      lay_frag_index(&lf, i, idx);
+      CHECK(lay_frag_linear(&lf, idx) == i, "%s: frag index round trip at %d", name, i);
       int64_t m[IR_MAX_RANK], lin = 0;
       model_coords(b, bshape, t, i, m);
       for (int d = 0; d < rank; d++) {
         int64_t c = cg_eval_coord(&f, t, i, d);
-        CHECK(c == m[f.t2b[d]], "%s: thread %d elem %d dim %d: coord %lld, model %lld", name, t,
-              i, d, (long long)c, (long long)m[f.t2b[d]]);
+        CHECK(c == m[t2b[d]], "%s: thread %d elem %d dim %d: coord %lld, model %lld", name, t,
+              i, d, (long long)c, (long long)m[t2b[d]]);
         CHECK(c >= 0 && c < shape[d], "%s: coord out of range", name);
         lin = lin * shape[d] + c;
       }
       for (int d = 0; d < b->rank; d++)
-        if (f.b2t[d] < 0) CHECK(m[d] == 0, "%s: sliced dim %d has coord %lld", name, d, (long long)m[d]);
+        if (b2t[d] < 0) CHECK(m[d] == 0, "%s: sliced dim %d has coord %lld", name, d, (long long)m[d]);
       if (lin < 0 || lin >= numel) continue;
       held[lin]++;
       if (owner) owned[lin]++;
       CHECK(mine[lin] != t + 1, "%s: thread %d holds element %lld twice", name, t, (long long)lin);
       mine[lin] = t + 1;
       /* runs along the fast dim are consecutive */
-      int fd = f.fast;
-      if (fd >= 0 && idx[fd] % f.lf.sptu[fd] != f.lf.sptu[fd] - 1 && i + 1 < n) {
-        int td = f.b2t[fd];
+      if (f.run_dim >= 0 && i % f.run != f.run - 1 && i + 1 < n) {
+        int td = f.run_dim;
         CHECK(cg_eval_coord(&f, t, i + 1, td) == cg_eval_coord(&f, t, i, td) + 1,
               "%s: thread %d elems %d,%d not consecutive", name, t, i, i + 1);
       }
