@@ -12,6 +12,7 @@
  *   cg_convert.c  layout conversions and shape ops (splat, arange, expand_dims,
  *                 broadcast, trans, reshape) and the shared-memory exchange
  *   cg_control.c  for / if / while
+ *   cg_dot.c      dot (mma.sync and FMA), local_alloc, local_load (ldmatrix)
  *   cg_debug.c    device_print (vprintf)
  *
  * Value representation.  Every IR value lowers to a CgVal: a per-thread
@@ -27,10 +28,11 @@
  * In memory an i1 takes one byte (i8).
  *
  * Shared memory: one `external addrspace(3) global [0 x i8]` array (dynamic
- * shared memory, align 16).  Ops that need scratch (layout conversion,
- * reshape, cross-warp reductions, result broadcast of atomics) use it from
- * offset 0, bracketed by barriers, and never keep data there across ops;
- * cg->smem_bytes is the largest request. */
+ * shared memory, align 16).  The local_alloc buffers sit at their
+ * attr.smem_offset below m->smem_buffers_end; ops that need scratch (layout
+ * conversion, reshape, cross-warp reductions, result broadcast of atomics)
+ * use it from smem_buffers_end on, bracketed by barriers, and never keep
+ * data there across ops; cg->smem_bytes is the largest end. */
 #ifndef TLC_CG_INTERNAL_H
 #define TLC_CG_INTERNAL_H
 
@@ -134,7 +136,9 @@ LLVMValueRef cg_asm(CgCtx *cg, LLVMTypeRef ret, const char *text, const char *co
 LLVMValueRef cg_sreg(CgCtx *cg, LLVMBuilderRef b, const char *name); /* "tid.x" */
 void cg_barrier(CgCtx *cg);
 /* Pointer into the shared scratch at a byte offset (i32). */
+/* Per-op scratch (after the local_alloc buffers) and absolute addresses. */
 LLVMValueRef cg_smem_ptr(CgCtx *cg, LLVMValueRef byte_off);
+LLVMValueRef cg_smem_abs(CgCtx *cg, LLVMValueRef byte_off);
 void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes);
 /* Register <-> memory representation of one element. */
 LLVMValueRef cg_to_mem(CgCtx *cg, DType d, LLVMValueRef v);
@@ -208,7 +212,10 @@ void cg_pack_words(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int
 void cg_unpack_words(CgCtx *cg, DType d, LLVMValueRef *words, int vec, int wbits, int nw,
                      LLVMValueRef *out);
 
-void cg_lower_reduce(CgCtx *cg, Op *op);         /* cg_reduce.c */
+void cg_lower_reduce(CgCtx *cg, Op *op);
+void cg_lower_dot(CgCtx *cg, Op *op);             /* cg_dot.c */
+void cg_lower_local_alloc(CgCtx *cg, Op *op);
+void cg_lower_local_load(CgCtx *cg, Op *op);         /* cg_reduce.c */
 
 void cg_lower_shape(CgCtx *cg, Op *op);          /* cg_convert.c */
 /* Move `src` (fragment of type st) through shared memory into the fragment

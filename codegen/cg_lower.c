@@ -79,9 +79,8 @@ static void lower_identity(CgCtx *cg, Op *op) {
 }
 
 static void lower_op(CgCtx *cg, Op *op) {
-  if (op->kind == OP_DOT) {
-    cg_error(cg, op, "dot is not lowered yet");
-    cg_set_undef(cg, op->results[0]);
+  if (op->kind == OP_LOCAL_ALLOC) {
+    cg_lower_local_alloc(cg, op);
     return;
   }
   /* every tensor result must be in a layout codegen can lower */
@@ -109,6 +108,8 @@ static void lower_op(CgCtx *cg, Op *op) {
   case OP_STORE: cg_lower_store(cg, op); return;
   case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: cg_lower_atomic(cg, op); return;
   case OP_REDUCE: cg_lower_reduce(cg, op); return;
+  case OP_DOT: cg_lower_dot(cg, op); return;
+  case OP_LOCAL_LOAD: cg_lower_local_load(cg, op); return;
   case OP_ASSUME: lower_identity(cg, op); return;
   case OP_ASSERT: return; /* lowered to nothing, as Triton without debug (docs/codegen.md) */
   case OP_PRINT: cg_lower_print(cg, op); return;

@@ -228,6 +228,7 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors)
     build_kernel(&cg);
     ok = !cg.failed && finish(&cg, out);
   }
+  if (cg.smem_bytes < m->smem_buffers_end) cg.smem_bytes = m->smem_buffers_end;
   out->shared_bytes = cg.smem_bytes;
   m->shared_bytes = cg.smem_bytes;
 

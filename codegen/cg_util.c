@@ -76,6 +76,11 @@ LLVMValueRef cg_and(CgCtx *cg, LLVMValueRef a, LLVMValueRef b) {
 LLVMValueRef cg_intrin(CgCtx *cg, const char *name, LLVMTypeRef *tys, int ntys,
                        LLVMValueRef *args, int nargs) {
   unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  if (!id || (LLVMIntrinsicIsOverloaded(id) && ntys == 0)) {
+    /* a bug in codegen: report it instead of letting LLVM crash */
+    cg_error(cg, NULL, "intrinsic %s is unknown or needs overload types", name);
+    return LLVMGetUndef(cg->t_i32);
+  }
   LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, tys, (size_t)ntys);
   LLVMTypeRef fty = LLVMIntrinsicGetType(cg->ctx, id, tys, (size_t)ntys);
   return LLVMBuildCall2(cg->b, fty, fn, args, (unsigned)nargs, "");
@@ -102,11 +107,18 @@ LLVMValueRef cg_sreg(CgCtx *cg, LLVMBuilderRef b, const char *name) {
 
 void cg_barrier(CgCtx *cg) { cg_intrin(cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0); }
 
-LLVMValueRef cg_smem_ptr(CgCtx *cg, LLVMValueRef byte_off) {
+LLVMValueRef cg_smem_abs(CgCtx *cg, LLVMValueRef byte_off) {
   return LLVMBuildGEP2(cg->b, cg->t_i8, cg->smem, &byte_off, 1, "");
 }
 
+LLVMValueRef cg_smem_ptr(CgCtx *cg, LLVMValueRef byte_off) {
+  int base = cg->m->smem_buffers_end;
+  if (base) byte_off = LLVMBuildAdd(cg->b, byte_off, cg_i32(cg, base), "");
+  return cg_smem_abs(cg, byte_off);
+}
+
 void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes) {
+  bytes += cg->m->smem_buffers_end;
   int64_t limit = cg->capability >= 90 ? 232448 : cg->capability >= 80 ? 166912 : 98304;
   if (bytes > limit) {
     cg_error(cg, op, "needs %lld bytes of shared scratch, more than the %lld the target has",

@@ -9,7 +9,8 @@
  * The edges, each usable in both directions:
  *   equal    operands and results of elementwise ops, broadcast, assume;
  *            a load's pointer / mask / other / result; a store's or atomic's
- *            pointer / value / mask (/ result); dot's acc and result;
+ *            pointer / mask (/ result) — not the stored value, which keeps its
+ *            producer's layout and is converted at the store; dot's acc and result;
  *            FOR init = block arg = yield = result; IF result = both yields;
  *            WHILE init = before arg = after yield, condition value = after
  *            arg = result
@@ -21,8 +22,9 @@
  * fix-up below resolves.
  *
  * The algorithm:
- *   1. seeds: every memory op's anchor on its pointer, mask, other and
- *      loaded / stored value, in program order (first assignment wins);
+ *   1. seeds: every dot's accumulator layout (accelerate_matmul.c), then
+ *      every memory op's anchor on its pointer, mask, other and loaded value,
+ *      in program order (first assignment wins);
  *   2. breadth-first propagation along the edges from every seed;
  *   3. each value still without a layout, in program order, gets
  *      lay_default(shape, num_warps) and propagates in turn;
@@ -68,6 +70,8 @@ typedef struct Lay {
   int *heads;
   uint32_t nbuckets;
   VEC(MemoEntry) memo;
+  DotPlan *plans;          /* by Op.id: tensor-core plan of each dot (mma NULL: FMA) */
+  uint32_t nplans;
 } Lay;
 
 /* ---- propagation ------------------------------------------------------------------ */
@@ -132,8 +136,12 @@ static void relate(Lay *L, Op *op) {
     for (int i = 0; i < 3; i++) edge_eq(L, o[i], r[0]);
     break;
   case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
+    /* the address side only: the stored value keeps its producer's layout
+     * and is converted at the store (fix-up), so an accumulator or a row
+     * statistic is not pulled out of its layout for a whole loop */
     for (int pass = 0; pass < 2; pass++) {
-      for (int i = 1; i < op->noperands; i++) edge_eq(L, o[0], o[i]);
+      if (op->kind == OP_STORE) edge_eq(L, o[0], o[2]);
+      else if (op->kind == OP_ATOMIC_RMW) edge_eq(L, o[0], o[2]);
       if (op->nresults) edge_eq(L, o[0], r[0]);
     }
     break;
@@ -211,6 +219,24 @@ static void collect_block(Lay *L, IrBlock *b) {
   }
 }
 
+/* Dots first: their accumulators fix the layouts of whole loops. */
+static void seed_dots(Lay *L) {
+  int n;
+  Op **ops = ir_collect_ops(L->f, &n);
+  L->nplans = L->f->nops;
+  L->plans = xcalloc(L->nplans + 1, sizeof(DotPlan));
+  for (int i = 0; i < n; i++) {
+    Op *op = ops[i];
+    if (op->kind != OP_DOT) continue;
+    DotPlan p;
+    if (!pass_dot_plan(L->m, op, &L->users, &p)) continue;
+    L->plans[op->id] = p;
+    assign(L, op->results[0], p.mma);
+    assign(L, op->operands[2], p.mma);
+  }
+  free(ops);
+}
+
 static void seed_anchors(Lay *L, const AxisInfo *ai) {
   int n;
   Op **ops = ir_collect_ops(L->f, &n);
@@ -220,7 +246,11 @@ static void seed_anchors(Lay *L, const AxisInfo *ai) {
     int vec;
     const Layout *a = pass_coalesce_anchor(L->m, op, ai, &vec);
     if (!a) continue;
-    for (int k = 0; k < op->noperands; k++) assign(L, op->operands[k], a);
+    for (int k = 0; k < op->noperands; k++) {
+      bool value = (op->kind == OP_STORE && k == 1) || (op->kind != OP_LOAD && op->kind != OP_STORE && k >= 1 &&
+                                                        !(op->kind == OP_ATOMIC_RMW && k == 2));
+      if (!value) assign(L, op->operands[k], a);
+    }
     for (int k = 0; k < op->nresults; k++) assign(L, op->results[k], a);
   }
   free(ops);
@@ -365,6 +395,66 @@ static void fix_yield(Lay *L, Op *t) {
   }
 }
 
+static bool same_linear(const Layout *a, const Layout *b, int rank, const int64_t *shape) {
+  LinearLayout x, y;
+  if (!a || !b || !ll_from_layout(a, rank, shape, &x) || !ll_from_layout(b, rank, shape, &y)) return false;
+  if (x.nreg != y.nreg || x.nlane != y.nlane || x.nwarp != y.nwarp) return false;
+  return !memcmp(x.reg, y.reg, sizeof(x.reg[0]) * (size_t)x.nreg) &&
+         !memcmp(x.lane, y.lane, sizeof(x.lane[0]) * (size_t)x.nlane) &&
+         !memcmp(x.warp, y.warp, sizeof(x.warp[0]) * (size_t)x.nwarp);
+}
+
+/* v in mma dot-operand layout `target`: a register-only convert when v's
+ * fragment already is the operand's (a chained dot's accumulator), else
+ * staged through a swizzled shared buffer and read back (ldmatrix), right
+ * after v's definition. */
+static Value *dot_operand(Lay *L, Value *v, const Layout *target) {
+  if (v->type->layout == target) return v;
+  Value *done = memo_get(L, v, target);
+  if (done) return done;
+  Value *r;
+  if (same_linear(v->type->layout, target, v->type->rank, v->type->shape)) {
+    r = convert_after_def(L, v, target);
+  } else {
+    IrBuilder b;
+    if (v->def) {
+      irb_init(&b, L->m, L->f, v->def->parent);
+      b.before = v->def->next;
+      b.loc = v->def->loc;
+    } else {
+      irb_init(&b, L->m, L->f, v->block);
+      b.before = v->block->first;
+      b.loc = L->f->loc;
+    }
+    const Type *st = ty_with_layout(L->ctx, v->type, pass_dot_shared_layout(L->m, v->type));
+    Value *buf = irb_op(&b, OP_LOCAL_ALLOC, &v, 1, st)->results[0];
+    r = irb_op(&b, OP_LOCAL_LOAD, &buf, 1, ty_with_layout(L->ctx, v->type, target))->results[0];
+  }
+  memo_put(L, v, target, r);
+  return r;
+}
+
+static void fix_dot(Lay *L, Op *op) {
+  const DotPlan *p = op->id < L->nplans ? &L->plans[op->id] : NULL;
+  if (p && p->mma) {
+    need_result(L, op, 0, p->mma);
+    need(L, op, 2, p->mma);
+    for (int i = 0; i < 2; i++)
+      op->operands[i] = dot_operand(L, op->operands[i], lay_dot_operand(L->ctx, i, p->mma, p->kw));
+    return;
+  }
+  /* FMA: a blocked result; operands with whole K rows / columns per thread */
+  const Type *rt = op->results[0]->type;
+  const Layout *rl = rt->layout;
+  if (!rl || rl->kind != LAY_BLOCKED) {
+    rl = lay_default(L->ctx, rt->rank, rt->shape, L->m->num_warps, 1);
+    need_result(L, op, 0, rl);
+  }
+  need(L, op, 2, rl);
+  int64_t K = op->operands[0]->type->shape[rt->rank - 1];
+  for (int i = 0; i < 2; i++) need(L, op, i, pass_fma_operand_layout(L->m, rl, i, K));
+}
+
 static void fix_op(Lay *L, Op *op) {
   Value **o = op->operands;
   const Layout *rl = result_layout(op, 0);
@@ -403,7 +493,7 @@ static void fix_op(Lay *L, Op *op) {
     if (op->nresults) need_result(L, op, 0, p);
     break;
   }
-  case OP_DOT: need(L, op, 2, rl); break;
+  case OP_DOT: fix_dot(L, op); break;
   case OP_FOR:
     for (int i = 0; i < op->nresults; i++) {
       const Layout *a = arg_layout(op->regions[0], 1 + i);
@@ -454,8 +544,9 @@ int pass_assign_layouts(IrModule *m, StrBuf *errors) {
   /* 1-3: seeds, propagation, defaults */
   for (int i = 0; i < L.norder; i++) /* a layout already in the type is kept */
     if (L.order[i]->type->rank && L.order[i]->type->layout) assign(&L, L.order[i], L.order[i]->type->layout);
-  seed_anchors(&L, ai);
-  drain(&L);
+  seed_dots(&L);      /* accumulators first, */
+  seed_anchors(&L, ai); /* then every memory op's coalesced layout, */
+  drain(&L);          /* then propagation from all of them */
   for (int i = 0; i < L.norder; i++) {
     Value *v = L.order[i];
     if (!v->type->rank || lay_of(&L, v)) continue;
@@ -483,6 +574,7 @@ int pass_assign_layouts(IrModule *m, StrBuf *errors) {
   free(ops);
   free(ai);
   free(L.heads);
+  free(L.plans);
   VEC_FREE(L.memo);
   VEC_FREE(L.queue);
   pass_users_free(&L.users);

@@ -67,4 +67,20 @@ int pass_coalesce_vec(const IrModule *m, const Op *op, const AxisInfo *ai, int d
  * *vec = 1) for scalar accesses. */
 const Layout *pass_coalesce_anchor(IrModule *m, const Op *op, const AxisInfo *ai, int *vec);
 
+/* ---- accelerate_matmul.c --------------------------------------------------------- */
+
+typedef struct DotPlan {
+  const Layout *mma;   /* the accumulator / result layout */
+  int kw;              /* k_width of the dot operands */
+} DotPlan;
+
+/* Can `dot` run on tensor cores?  Then *plan says how. */
+bool pass_dot_plan(IrModule *m, const Op *dot, const PassUsers *users, DotPlan *plan);
+/* The swizzled shared layout an mma operand of type t (in its current,
+ * usually blocked, layout) is staged in. */
+const Layout *pass_dot_shared_layout(IrModule *m, const Type *t);
+/* Layout of operand op_idx (0: a, 1: b) of an FMA dot whose result is in
+ * blocked layout res; K is the inner dimension. */
+const Layout *pass_fma_operand_layout(IrModule *m, const Layout *res, int op_idx, int64_t K);
+
 #endif

@@ -55,6 +55,7 @@ bool pass_exists(const char *name);
 int pass_canonicalize(IrModule *m, StrBuf *errors);
 int pass_coalesce(IrModule *m, StrBuf *errors);
 int pass_assign_layouts(IrModule *m, StrBuf *errors);
+int pass_allocate_shared(IrModule *m, StrBuf *errors);
 
 /* ---- axis_info.c ------------------------------------------------------------ */
 

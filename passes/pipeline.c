@@ -20,7 +20,10 @@ const PassInfo pass_table[] = {
     {"coalesce", pass_coalesce,
      "choose the vector width (attr.vec) and anchor layout of every load/store from AxisInfo"},
     {"assign-layouts", pass_assign_layouts,
-     "give every tensor a layout by propagation from the anchors; insert convert_layout"},
+     "give every tensor a layout by propagation from the anchors (dots first: mma on tensor "
+     "cores); insert convert_layout and the shared-memory staging of mma operands"},
+    {"allocate-shared", pass_allocate_shared,
+     "give every local_alloc buffer its offset in shared memory"},
 };
 const int pass_count = (int)(sizeof pass_table / sizeof pass_table[0]);
 
@@ -79,6 +82,7 @@ int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
   run(&r, "coalesce");       /* vector width and anchor layout of each memory op */
   run(&r, "assign-layouts"); /* a layout for every tensor; convert_layout where they meet */
   run(&r, "canonicalize");   /* CSE again now that layouts are in types */
+  run(&r, "allocate-shared"); /* offsets of the shared-memory buffers */
   if (!r.failed && !opt->verify_each) {
     StrBuf v;
     sb_init(&v);

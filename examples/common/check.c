@@ -32,6 +32,10 @@ void ex_fill_f16(ExRng *r, uint16_t *x, size_t n, double lo, double hi) {
   for (size_t i = 0; i < n; i++) x[i] = ex_f32_to_f16((float)ex_rng_uniform(r, lo, hi));
 }
 
+void ex_fill_bf16(ExRng *r, uint16_t *x, size_t n, double lo, double hi) {
+  for (size_t i = 0; i < n; i++) x[i] = ex_f32_to_bf16((float)ex_rng_uniform(r, lo, hi));
+}
+
 /* ---- fp16 ------------------------------------------------------------------------ */
 
 /* binary32 -> binary16, round to nearest, ties to even.  Normal halves: keep
@@ -152,7 +156,29 @@ void ex_sig_const_int(ExSig *s, int64_t v) { sig_append(s, "%" PRId64, v); }
 
 /* ---- checking ------------------------------------------------------------------- */
 
+size_t ex_elem_size(ExElem e) { return e == EX_F32 ? 4 : 2; }
+
+uint16_t ex_f32_to_bf16(float f) {
+  uint32_t b;
+  memcpy(&b, &f, 4);
+  if ((b & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((b >> 16) | 0x40); /* quiet NaN */
+  b += 0x7fffu + ((b >> 16) & 1);
+  return (uint16_t)(b >> 16);
+}
+
+float ex_bf16_to_f32(uint16_t h) {
+  uint32_t b = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &b, 4);
+  return f;
+}
+
 double ex_elem_value(const void *out, ExElem elem, size_t i, bool *poison) {
+  if (elem == EX_BF16) {
+    uint16_t h = ((const uint16_t *)out)[i];
+    *poison = h == 0xFFFFu;
+    return ex_bf16_to_f32(h);
+  }
   if (elem == EX_F16) {
     uint16_t h = ((const uint16_t *)out)[i];
     *poison = h == 0xFFFFu;
@@ -168,6 +194,7 @@ double ex_elem_value(const void *out, ExElem elem, size_t i, bool *poison) {
 
 bool ex_elem_bits_equal(const void *out, ExElem elem, size_t i, double ref) {
   if (elem == EX_F16) return ((const uint16_t *)out)[i] == ex_f32_to_f16((float)ref);
+  if (elem == EX_BF16) return ((const uint16_t *)out)[i] == ex_f32_to_bf16((float)ref);
   float r = (float)ref, o;
   memcpy(&o, (const char *)out + 4 * i, 4);
   return memcmp(&r, &o, 4) == 0;

@@ -245,7 +245,7 @@ void ex_result_error(Ex *ex, const char *label, const char *size) {
 static bool launch_recoverable(tlc_status st) { return st == TLC_ERR_ARGS || st == TLC_ERR_LAUNCH; }
 
 bool ex_run_case(Ex *ex, const ExCase *c, const ExOut *o) {
-  size_t esz = c->elem == EX_F16 ? 2 : 4;
+  size_t esz = ex_elem_size(c->elem);
   size_t out_bytes = c->out_elems * esz;
   if (out_bytes != o->bytes || c->out != o->p) {
     fprintf(stderr, "%s: internal error: case %s %s: output buffer does not match\n", ex->prog,

@@ -41,6 +41,10 @@ void ex_fill_f16(ExRng *r, uint16_t *x, size_t n, double lo, double hi); /* roun
 
 uint16_t ex_f32_to_f16(float f);
 float ex_f16_to_f32(uint16_t h);
+/* bfloat16: the top half of a float, rounded to nearest even */
+uint16_t ex_f32_to_bf16(float f);
+float ex_bf16_to_f32(uint16_t h);
+void ex_fill_bf16(ExRng *r, uint16_t *x, size_t n, double lo, double hi);
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -115,7 +119,9 @@ double ex_time_us(Ex *ex, tlc_kernel *k, const unsigned grid[3], const ExSig *si
 
 /* ---- checking -------------------------------------------------------------- */
 
-typedef enum ExElem { EX_F32, EX_F16 } ExElem;
+typedef enum ExElem { EX_F32, EX_F16, EX_BF16 } ExElem;
+
+size_t ex_elem_size(ExElem e);
 
 typedef struct ExCheck {
   double rel_err;       /* ||out - ref||_2 / ||ref||_2 over written, finite elements */

@@ -1,0 +1,447 @@
+/* cg_dot.c — tl.dot and the shared-memory staging of its operands:
+ * LOCAL_ALLOC, LOCAL_LOAD (ldmatrix for mma operands) and DOT, both on
+ * tensor cores (mma.sync.aligned.m16n8k{8kw}) and as per-thread FMAs.
+ *
+ * Fragments are the ones ir/linear.c defines; with kw elements per 32-bit
+ * register, one m16n8 tile of the mma layouts holds
+ *   accumulator  4 elements: (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1)
+ *   operand A    4kw elements = 4 registers of kw (PTX a0..a3)
+ *   operand B    2kw elements = 2 registers of kw (PTX b0, b1)
+ * in register order e | rn << 2 | rm << (2 + log2 RN) for the accumulator,
+ * e | rk << log2(4kw) | rm << ... for A and e | rk << log2(2kw) | rn << ...
+ * for B, where (rm, rn, rk) number the m16/n8/k(8kw) tiles a warp owns.
+ *
+ * Shared buffers: byte offsets attr.smem_offset (allocate-shared), below
+ * m->smem_buffers_end; element (row, col) of a buffer in layout S sits at
+ * lay_shared_offset (the XOR swizzle).  A LOCAL_ALLOC waits for readers of
+ * the previous contents (barrier), stores the owners' elements (vectorized
+ * along the contiguous dim within one swizzle chunk), and barriers again so
+ * LOCAL_LOADs after it see the data.
+ *
+ * ldmatrix: for 16-bit operands each lane gives the address of one 16-byte
+ * row of one of the four 8x8 matrices; .trans is used when the buffer's
+ * contiguous dim is not the operand's K (A stored M-major, B stored N-major,
+ * the usual row-major B). */
+#include "codegen/cg_internal.h"
+
+#include <string.h>
+
+static int log2i(int64_t x) {
+  int n = 0;
+  while (x > 1) x >>= 1, n++;
+  return n;
+}
+
+/* ---- shared addresses ------------------------------------------------------- */
+
+typedef struct Buf {
+  const Layout *S;
+  const Type *t;
+  int base;     /* byte offset of the buffer */
+  int eb;       /* element bytes */
+  int cdim;     /* contiguous dim */
+  int rdim;     /* the other dim (rank 2), -1 for rank 1 */
+} Buf;
+
+static bool buf_of(CgCtx *cg, const Op *op, const Value *v, Buf *b) {
+  const Op *alloc = v->def;
+  if (!alloc || alloc->kind != OP_LOCAL_ALLOC || !v->type->layout || v->type->layout->kind != LAY_SHARED) {
+    cg_error(cg, op, "local_load of something that is not a local_alloc buffer");
+    return false;
+  }
+  b->S = v->type->layout;
+  b->t = v->type;
+  b->base = alloc->attr.smem_offset;
+  b->eb = cg_dt_bytes(v->type->dtype);
+  b->cdim = v->type->rank == 1 ? 0 : b->S->order[0];
+  b->rdim = v->type->rank == 1 ? -1 : b->S->order[1];
+  return true;
+}
+
+/* byte address of element (row, col) */
+static LLVMValueRef buf_addr(CgCtx *cg, const Buf *b, LLVMValueRef row, LLVMValueRef col) {
+  LLVMBuilderRef B = cg->b;
+  int64_t inner = b->t->shape[b->cdim];
+  LLVMValueRef off;
+  if (b->rdim < 0) {
+    off = col;
+  } else {
+    int vec = b->S->vec > 0 ? b->S->vec : 1;
+    LLVMValueRef chunk = LLVMBuildLShr(B, col, cg_i32(cg, log2i(vec)), "");
+    if (b->S->max_phase > 1) {
+      LLVMValueRef ph = LLVMBuildLShr(B, row, cg_i32(cg, log2i(b->S->per_phase)), "");
+      ph = LLVMBuildAnd(B, ph, cg_i32(cg, b->S->max_phase - 1), "");
+      chunk = LLVMBuildXor(B, chunk, ph, "");
+    }
+    off = LLVMBuildShl(B, chunk, cg_i32(cg, log2i(vec)), "");
+    off = LLVMBuildOr(B, off, LLVMBuildAnd(B, col, cg_i32(cg, vec - 1), ""), "");
+    off = LLVMBuildAdd(B, off, LLVMBuildMul(B, row, cg_i32(cg, inner), ""), "");
+  }
+  LLVMValueRef byte = LLVMBuildMul(B, off, cg_i32(cg, b->eb), "");
+  return cg_smem_abs(cg, LLVMBuildAdd(B, byte, cg_i32(cg, b->base), ""));
+}
+
+/* Elements per shared access for fragment f against buffer b. */
+static int group_of(const CgFrag *f, const Buf *b) {
+  if (f->run_dim != b->cdim) return 1;
+  int g = f->run, vec = b->rdim < 0 ? 16 / b->eb : b->S->vec;
+  if (g > vec) g = vec;
+  while (g > 1 && g * b->eb > 16) g /= 2;
+  return g;
+}
+
+static void store_group(CgCtx *cg, DType d, LLVMValueRef ptr, LLVMValueRef *el, int g) {
+  int wbits, nw;
+  LLVMValueRef words[4];
+  cg_words_for(d, g, &wbits, &nw);
+  cg_pack_words(cg, d, el, g, wbits, nw, words);
+  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
+  LLVMValueRef v = words[0];
+  if (nw > 1) {
+    v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)nw));
+    for (int k = 0; k < nw; k++) v = LLVMBuildInsertElement(cg->b, v, words[k], cg_i32(cg, k), "");
+  }
+  LLVMValueRef st = LLVMBuildStore(cg->b, v, ptr);
+  LLVMSetAlignment(st, (unsigned)(g * cg_dt_bytes(d)));
+}
+
+static void load_group(CgCtx *cg, DType d, LLVMValueRef ptr, int g, LLVMValueRef *out) {
+  int wbits, nw;
+  LLVMValueRef words[4];
+  cg_words_for(d, g, &wbits, &nw);
+  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
+  LLVMTypeRef lt = nw == 1 ? wt : LLVMVectorType(wt, (unsigned)nw);
+  LLVMValueRef ld = LLVMBuildLoad2(cg->b, lt, ptr, "");
+  LLVMSetAlignment(ld, (unsigned)(g * cg_dt_bytes(d)));
+  if (nw == 1) words[0] = ld;
+  else
+    for (int k = 0; k < nw; k++) words[k] = LLVMBuildExtractElement(cg->b, ld, cg_i32(cg, k), "");
+  cg_unpack_words(cg, d, words, g, wbits, nw, out);
+}
+
+/* ---- LOCAL_ALLOC ----------------------------------------------------------------- */
+
+void cg_lower_local_alloc(CgCtx *cg, Op *op) {
+  const Value *x = op->operands[0];
+  Buf b;
+  CgFrag f;
+  b.S = op->results[0]->type->layout;
+  b.t = op->results[0]->type;
+  b.base = op->attr.smem_offset;
+  b.eb = cg_dt_bytes(b.t->dtype);
+  b.cdim = b.t->rank == 1 ? 0 : b.S->order[0];
+  b.rdim = b.t->rank == 1 ? -1 : b.S->order[1];
+  LLVMValueRef off = cg_i32(cg, b.base);
+  cg_set(cg, op->results[0], &off, 1);
+  if (!x->type->rank || !cg_frag(cg, op, x->type, &f)) return;
+  if ((int64_t)b.base + ty_numel(b.t) * b.eb > cg->m->smem_buffers_end) {
+    cg_error(cg, op, "local_alloc buffer lies outside the allocated shared memory");
+    return;
+  }
+  CgVal *xv = cg_get(cg, op, x);
+  cg_barrier(cg); /* readers of the previous contents are done */
+  LLVMValueRef own = cg_owner(cg, x->type);
+  LLVMBasicBlockRef cont = NULL;
+  if (own) {
+    LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "alloc.write");
+    cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "alloc.cont");
+    LLVMBuildCondBr(cg->b, own, w, cont);
+    LLVMPositionBuilderAtEnd(cg->b, w);
+  }
+  int g = group_of(&f, &b);
+  for (int i = 0; i < f.count; i += g) {
+    LLVMValueRef col = cg_coord(cg, &f, i, b.cdim);
+    LLVMValueRef row = b.rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, &f, i, b.rdim);
+    store_group(cg, b.t->dtype, buf_addr(cg, &b, row, col), xv->v + i, g);
+  }
+  if (cont) {
+    LLVMBuildBr(cg->b, cont);
+    LLVMPositionBuilderAtEnd(cg->b, cont);
+  }
+  cg_barrier(cg); /* the data is visible to every reader */
+}
+
+/* ---- LOCAL_LOAD -------------------------------------------------------------------- */
+
+static LLVMValueRef warp_index(CgCtx *cg, int shift, int n) {
+  LLVMValueRef w = cg->warp;
+  if (shift) w = LLVMBuildLShr(cg->b, w, cg_i32(cg, shift), "");
+  return LLVMBuildAnd(cg->b, w, cg_i32(cg, n - 1), "");
+}
+
+static void split_words(CgCtx *cg, DType d, LLVMValueRef word, LLVMValueRef *out) {
+  LLVMValueRef w = word;
+  cg_unpack_words(cg, d, &w, 2, 32, 1, out);
+}
+
+/* ldmatrix.x4 of mma operand fragments (16-bit types). */
+static bool ldmatrix_operand(CgCtx *cg, Op *op, const Buf *b, const Layout *D, LLVMValueRef *out) {
+  const Layout *mma = D->parent;
+  int wm = mma->wpc[0], wn = mma->wpc[1];
+  const Type *t = op->results[0]->type;
+  DType d = t->dtype;
+  bool a = D->op_idx == 0;
+  int64_t K = a ? t->shape[1] : t->shape[0], O = a ? t->shape[0] : t->shape[1];
+  int RK = (int)(K / 16), RO = (int)(a ? O / (16 * wm) : O / (8 * wn));
+  if (RK < 1 || O < (a ? 16 : 8)) return false;
+  if (RO < 1) RO = 1; /* more warps than tiles: the extra warps replicate */
+  int kdim = a ? 1 : 0;
+  bool trans = b->cdim != kdim;
+  LLVMValueRef lane = cg->lane;
+  LLVMValueRef mat = LLVMBuildLShr(cg->b, lane, cg_i32(cg, 3), "");
+  LLVMValueRef r8 = LLVMBuildAnd(cg->b, lane, cg_i32(cg, 7), "");
+  LLVMValueRef mhi = LLVMBuildAnd(cg->b, mat, cg_i32(cg, 1), "");           /* matrix bit 0 */
+  LLVMValueRef mlo = LLVMBuildLShr(cg->b, mat, cg_i32(cg, 1), "");          /* matrix bit 1 */
+  LLVMValueRef wo = a ? warp_index(cg, 0, wm) : warp_index(cg, log2i(wm), wn);
+  LLVMValueRef wbase = LLVMBuildMul(cg->b, wo, cg_i32(cg, a ? 16 : 8), "");
+  wbase = LLVMBuildAnd(cg->b, wbase, cg_i32(cg, (int)(O - 1)), ""); /* replicas wrap */
+  const char *name = trans ? "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16"
+                           : "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16";
+  int lk = log2i(RK);
+  for (int ro = 0; ro < RO; ro += a ? 1 : 2)
+    for (int rk = 0; rk < RK; rk++) {
+      LLVMValueRef orow, kcol;
+      if (a) {
+        /* matrix i: rows (i & 1) * 8, k (i >> 1) * 8 of the m16k16 tile */
+        orow = LLVMBuildAdd(cg->b, wbase, cg_i32(cg, (int64_t)ro * 16 * wm), "");
+        orow = LLVMBuildAdd(cg->b, orow, LLVMBuildShl(cg->b, mhi, cg_i32(cg, 3), ""), "");
+        kcol = LLVMBuildAdd(cg->b, cg_i32(cg, (int64_t)rk * 16), LLVMBuildShl(cg->b, mlo, cg_i32(cg, 3), ""), "");
+      } else {
+        /* matrix i: k (i & 1) * 8, n tile ro + (i >> 1) */
+        int ro2 = ro + 1 < RO ? ro + 1 : ro;
+        LLVMValueRef tile = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, mlo, cg_i32(cg, 0), ""),
+                                            cg_i32(cg, (int64_t)ro2 * 8 * wn), cg_i32(cg, (int64_t)ro * 8 * wn), "");
+        orow = LLVMBuildAdd(cg->b, wbase, tile, "");
+        kcol = LLVMBuildAdd(cg->b, cg_i32(cg, (int64_t)rk * 16), LLVMBuildShl(cg->b, mhi, cg_i32(cg, 3), ""), "");
+      }
+      LLVMValueRef row, col;
+      if (!trans) { /* memory rows along O (m or n), 8 consecutive k */
+        row = LLVMBuildAdd(cg->b, orow, r8, "");
+        col = kcol;
+      } else {      /* memory rows along k, 8 consecutive m or n */
+        row = LLVMBuildAdd(cg->b, kcol, r8, "");
+        col = orow;
+      }
+      LLVMValueRef ptr = buf_addr(cg, b, row, col);
+      LLVMTypeRef pty = LLVMTypeOf(ptr);
+      LLVMValueRef res = cg_intrin(cg, name, &pty, 1, &ptr, 1);
+      LLVMValueRef w[4];
+      for (int i = 0; i < 4; i++) w[i] = LLVMBuildExtractValue(cg->b, res, (unsigned)i, "");
+      if (a) {
+        int base = (rk << 3) | (ro << (3 + lk));
+        for (int i = 0; i < 4; i++) split_words(cg, d, w[i], out + base + 2 * i);
+      } else {
+        int b0 = (rk << 2) | (ro << (2 + lk));
+        split_words(cg, d, w[0], out + b0);
+        split_words(cg, d, w[1], out + b0 + 2);
+        if (ro + 1 < RO) {
+          int b1 = (rk << 2) | ((ro + 1) << (2 + lk));
+          split_words(cg, d, w[2], out + b1);
+          split_words(cg, d, w[3], out + b1 + 2);
+        }
+      }
+    }
+  return true;
+}
+
+void cg_lower_local_load(CgCtx *cg, Op *op) {
+  const Type *t = op->results[0]->type;
+  Buf b;
+  CgFrag f;
+  if (!buf_of(cg, op, op->operands[0], &b) || !cg_frag(cg, op, t, &f)) {
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, f.count);
+  const Layout *D = t->layout;
+  bool ld16 = D->kind == LAY_DOT_OPERAND && D->k_width == 2 && cg_dt_bytes(t->dtype) == 2 && b.rdim >= 0 &&
+              D->parent->kind == LAY_MMA && D->parent->version == 2;
+  if (ld16 && ldmatrix_operand(cg, op, &b, D, e)) {
+    cg_set(cg, op->results[0], e, f.count);
+    return;
+  }
+  int g = group_of(&f, &b);
+  for (int i = 0; i < f.count; i += g) {
+    LLVMValueRef col = cg_coord(cg, &f, i, b.cdim);
+    LLVMValueRef row = b.rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, &f, i, b.rdim);
+    load_group(cg, t->dtype, buf_addr(cg, &b, row, col), g, e + i);
+  }
+  cg_set(cg, op->results[0], e, f.count);
+}
+
+/* ---- DOT: tensor cores --------------------------------------------------------------- */
+
+/* kw elements of type d packed in a 32-bit register as the mma wants it */
+static LLVMValueRef pack_reg(CgCtx *cg, DType d, LLVMValueRef *el, int kw) {
+  LLVMBuilderRef B = cg->b;
+  if (d == DT_F16) {
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(cg->t_f16, 2));
+    for (int k = 0; k < 2; k++) v = LLVMBuildInsertElement(B, v, el[k], cg_i32(cg, k), "");
+    return v;
+  }
+  if (d == DT_F32) { /* tf32: round to nearest, ties away, as Triton does */
+    LLVMValueRef bits = cg_asm(cg, cg->t_i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", &el[0], 1, false);
+    return bits;
+  }
+  int wbits, nw;
+  LLVMValueRef w;
+  cg_words_for(d, kw, &wbits, &nw);
+  cg_pack_words(cg, d, el, kw, 32, 1, &w);
+  return w;
+}
+
+static void lower_mma(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb, const CgFrag *fc) {
+  const Type *rt = op->results[0]->type, *at = op->operands[0]->type;
+  const Layout *mma = rt->layout;
+  int wm = mma->wpc[0], wn = mma->wpc[1];
+  int kw = at->layout->k_width;
+  int64_t M = rt->shape[0], N = rt->shape[1], K = at->shape[1];
+  int RM = (int)(M / (16 * wm)), RN = (int)(N / (8 * wn)), RK = (int)(K / (8 * kw));
+  if (RM < 1) RM = 1; /* more warps than tiles: the extra warps replicate */
+  if (RN < 1) RN = 1;
+  if (M < 16 || N < 8 || RK < 1 || fc->count != RM * RN * 4 || fa->count != RM * RK * 4 * kw ||
+      fb->count != RN * RK * 2 * kw) {
+    cg_error(cg, op, "dot shapes do not tile the mma layout (M=%lld N=%lld K=%lld)", (long long)M,
+             (long long)N, (long long)K);
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  DType ad = at->dtype, cd = rt->dtype;
+  CgVal *A = cg_get(cg, op, op->operands[0]), *Bv = cg_get(cg, op, op->operands[1]);
+  CgVal *C = cg_get(cg, op, op->operands[2]);
+  LLVMValueRef *acc = ARENA_ARRAY(&cg->arena, LLVMValueRef, fc->count);
+  for (int i = 0; i < fc->count; i++) acc[i] = cg_el(C, i);
+  const char *name;
+  if (ad == DT_F16 && cd == DT_F32) name = "llvm.nvvm.mma.m16n8k16.row.col.f32.f32";
+  else if (ad == DT_F16 && cd == DT_F16) name = "llvm.nvvm.mma.m16n8k16.row.col.f16.f16";
+  else if (ad == DT_BF16) name = "llvm.nvvm.mma.m16n8k16.row.col.bf16";
+  else if (ad == DT_F32) name = "llvm.nvvm.mma.m16n8k8.row.col.tf32";
+  else if (ad == DT_I8) name = "llvm.nvvm.mma.m16n8k32.row.col.s8";
+  else {
+    cg_error(cg, op, "no mma instruction for %s operands", dt_name(ad));
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  int la = log2i(4 * kw), lb = log2i(2 * kw), lrk = log2i(RK), lrn = log2i(RN);
+  for (int rk = 0; rk < RK; rk++)
+    for (int rm = 0; rm < RM; rm++) {
+      LLVMValueRef areg[4];
+      int abase = (rk << la) | (rm << (la + lrk));
+      for (int j = 0; j < 4; j++) {
+        LLVMValueRef el[4];
+        for (int k = 0; k < kw; k++) el[k] = cg_el(A, abase + j * kw + k);
+        areg[j] = pack_reg(cg, ad, el, kw);
+      }
+      for (int rn = 0; rn < RN; rn++) {
+        LLVMValueRef breg[2];
+        int bbase = (rk << lb) | (rn << (lb + lrk));
+        for (int j = 0; j < 2; j++) {
+          LLVMValueRef el[4];
+          for (int k = 0; k < kw; k++) el[k] = cg_el(Bv, bbase + j * kw + k);
+          breg[j] = pack_reg(cg, ad, el, kw);
+        }
+        int cbase = rn << 2 | rm << (2 + lrn);
+        LLVMValueRef args[10];
+        int n = 0;
+        for (int j = 0; j < 4; j++) args[n++] = areg[j];
+        for (int j = 0; j < 2; j++) args[n++] = breg[j];
+        if (cd == DT_F16) {
+          for (int j = 0; j < 2; j++) {
+            LLVMValueRef v = LLVMGetUndef(LLVMVectorType(cg->t_f16, 2));
+            v = LLVMBuildInsertElement(cg->b, v, acc[cbase + 2 * j], cg_i32(cg, 0), "");
+            v = LLVMBuildInsertElement(cg->b, v, acc[cbase + 2 * j + 1], cg_i32(cg, 1), "");
+            args[n++] = v;
+          }
+        } else {
+          for (int j = 0; j < 4; j++) args[n++] = acc[cbase + j];
+        }
+        LLVMValueRef res = cg_intrin(cg, name, NULL, 0, args, n);
+        if (cd == DT_F16) {
+          for (int j = 0; j < 2; j++) {
+            LLVMValueRef v = LLVMBuildExtractValue(cg->b, res, (unsigned)j, "");
+            acc[cbase + 2 * j] = LLVMBuildExtractElement(cg->b, v, cg_i32(cg, 0), "");
+            acc[cbase + 2 * j + 1] = LLVMBuildExtractElement(cg->b, v, cg_i32(cg, 1), "");
+          }
+        } else {
+          for (int j = 0; j < 4; j++) acc[cbase + j] = LLVMBuildExtractValue(cg->b, res, (unsigned)j, "");
+        }
+      }
+    }
+  cg_set(cg, op->results[0], acc, fc->count);
+}
+
+/* ---- DOT: per-thread FMAs ---------------------------------------------------------------- */
+
+/* The register of fragment f whose constant coordinates equal c (-1: none). */
+static int reg_at(const CgFrag *f, const int64_t *c) {
+  for (int j = 0; j < f->count; j++) {
+    int64_t x[IR_MAX_RANK];
+    cg_reg_coord(f, j, x);
+    bool same = true;
+    for (int d = 0; d < f->rank; d++) same &= x[d] == c[d];
+    if (same) return j;
+  }
+  return -1;
+}
+
+static void lower_fma_dot(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb, const CgFrag *fc) {
+  const Type *rt = op->results[0]->type, *at = op->operands[0]->type, *bt = op->operands[1]->type;
+  int r = rt->rank;
+  int64_t K = at->shape[r - 1];
+  DType cd = rt->dtype;
+  CgVal *A = cg_get(cg, op, op->operands[0]), *Bv = cg_get(cg, op, op->operands[1]);
+  CgVal *C = cg_get(cg, op, op->operands[2]);
+  LLVMValueRef *acc = ARENA_ARRAY(&cg->arena, LLVMValueRef, fc->count);
+  bool is_float = dt_is_float(cd);
+  LLVMTypeRef ft = cg_type(cg, cd);
+  for (int i = 0; i < fc->count; i++) {
+    int64_t c[IR_MAX_RANK], ca[IR_MAX_RANK], cb[IR_MAX_RANK];
+    cg_reg_coord(fc, i, c);
+    LLVMValueRef v = cg_el(C, i);
+    for (int64_t k = 0; k < K; k++) {
+      memcpy(ca, c, sizeof ca), memcpy(cb, c, sizeof cb);
+      ca[r - 1] = k; /* a[..., m, k] */
+      cb[r - 2] = k; /* b[..., k, n] */
+      if (r == 3) ca[0] = c[0], cb[0] = c[0];
+      int ja = reg_at(fa, ca), jb = reg_at(fb, cb);
+      if (ja < 0 || jb < 0) {
+        cg_error(cg, op, "FMA dot operands do not hold whole K rows / columns");
+        cg_set_undef(cg, op->results[0]);
+        return;
+      }
+      LLVMValueRef x = cg_el(A, ja), y = cg_el(Bv, jb);
+      if (at->dtype != cd) x = cg_cast_scalar(cg, op, x, at->dtype, cd);
+      if (bt->dtype != cd) y = cg_cast_scalar(cg, op, y, bt->dtype, cd);
+      if (is_float) {
+        LLVMValueRef args[3] = {x, y, v};
+        v = cg_intrin(cg, "llvm.fma", &ft, 1, args, 3);
+      } else {
+        v = LLVMBuildAdd(cg->b, v, LLVMBuildMul(cg->b, x, y, ""), "");
+      }
+    }
+    acc[i] = v;
+  }
+  cg_set(cg, op->results[0], acc, fc->count);
+}
+
+void cg_lower_dot(CgCtx *cg, Op *op) {
+  const Type *rt = op->results[0]->type;
+  CgFrag fa, fb, fc;
+  if (!cg_frag(cg, op, op->operands[0]->type, &fa) || !cg_frag(cg, op, op->operands[1]->type, &fb) ||
+      !cg_frag(cg, op, rt, &fc)) {
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  if (rt->layout->kind == LAY_MMA) {
+    const Layout *la = op->operands[0]->type->layout, *lb = op->operands[1]->type->layout;
+    if (la->kind != LAY_DOT_OPERAND || lb->kind != LAY_DOT_OPERAND || la->parent != rt->layout ||
+        lb->parent != rt->layout || la->op_idx != 0 || lb->op_idx != 1 || rt->rank != 2) {
+      cg_error(cg, op, "mma dot operands must be in the dot-operand layouts of its result");
+      cg_set_undef(cg, op->results[0]);
+      return;
+    }
+    lower_mma(cg, op, &fa, &fb, &fc);
+    return;
+  }
+  lower_fma_dot(cg, op, &fa, &fb, &fc);
+}

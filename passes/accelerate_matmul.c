@@ -1,0 +1,121 @@
+/* accelerate_matmul.c — how each tl.dot runs: on tensor cores (mma.sync) or
+ * as per-thread FMAs, and the layouts that choice fixes.
+ *
+ * Owns the decision (pass_dot_plan) that assign-layouts uses as its
+ * highest-priority anchor, the warp arrangement of the mma accumulator,
+ * the shared-memory swizzle of operands staged for ldmatrix, and the
+ * per-thread operand layouts of FMA dots.  Owns no rewriting: layouts.c
+ * places the conversions.
+ *
+ * MMA (version 2, m16n8k{8kw}): fp16/bf16 operands (kw 2), fp32 with tf32
+ * precision (kw 1), int8 (kw 4), rank 2, M >= 16, N >= 8, K >= 8kw.  The
+ * warps: a dot whose result feeds another dot's first operand (attention's
+ * p = softmax(q k^T); o += p v), or that consumes one, takes all warps
+ * along M ([num_warps, 1]) so the accumulator's fragment *is* the next
+ * dot's A fragment (see ir/linear.c) and p never leaves registers;
+ * otherwise warps split M while a warp's M tile stays at least as large as
+ * its N tile (Triton's warpsPerTile heuristic in spirit), then N.
+ *
+ * Shared staging (operands of mma dots): the buffer keeps the source's
+ * fastest dim contiguous; 16-byte chunks of a row are XOR-swizzled with
+ * phase (row / per_phase) % max_phase so that the 8 row addresses of one
+ * ldmatrix 8x8 load hit 8 different 16-byte bank groups:
+ *   vec = 16 / elem_bytes, per_phase = max(1, 128 / row_bytes),
+ *   max_phase = max(1, min(8 / per_phase, row_elems / vec)). */
+#include "passes/pass_internal.h"
+
+#include <string.h>
+
+static int kwidth(DType d, DotPrecision p) {
+  switch (d) {
+  case DT_F16: case DT_BF16: return 2;
+  case DT_F32: return p == PREC_TF32 ? 1 : 0;
+  case DT_I8: return 4;
+  default: return 0;
+  }
+}
+
+/* Does v reach operand 0 of a dot through elementwise ops, casts or layout
+ * conversions? */
+static bool feeds_dot_a(const Value *v, const PassUsers *u, int depth) {
+  if (depth > 16 || v->id >= u->nvalues) return false;
+  for (int k = u->start[v->id]; k < u->start[v->id + 1]; k++) {
+    const Op *op = u->op[k];
+    if (op->kind == OP_DOT && op->operands[0] == v) return true;
+    bool through = op->kind == OP_CAST || op->kind == OP_CONVERT_LAYOUT ||
+                   ((ir_op_info[op->kind].traits & TR_ELEMENTWISE) && op->nresults == 1);
+    if (through && op->results[0]->type->rank == v->type->rank && feeds_dot_a(op->results[0], u, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+/* Does v come from a dot result through the same kinds of ops? */
+static bool from_dot(const Value *v, int depth) {
+  if (!v || !v->def || depth > 16) return false;
+  const Op *d = v->def;
+  if (d->kind == OP_DOT) return true;
+  bool through = d->kind == OP_CAST || d->kind == OP_CONVERT_LAYOUT ||
+                 ((ir_op_info[d->kind].traits & TR_ELEMENTWISE) && d->nresults == 1);
+  if (!through) return false;
+  for (int i = 0; i < d->noperands; i++)
+    if (d->operands[i] && d->operands[i]->type->rank == v->type->rank && from_dot(d->operands[i], depth + 1))
+      return true;
+  return false;
+}
+
+bool pass_dot_plan(IrModule *m, const Op *dot, const PassUsers *users, DotPlan *plan) {
+  memset(plan, 0, sizeof *plan);
+  const Type *a = dot->operands[0]->type, *r = dot->results[0]->type;
+  int kw = kwidth(a->dtype, dot->attr.precision);
+  if (a->dtype != dot->operands[1]->type->dtype) kw = 0;
+  if (r->rank != 2 || kw == 0) return false;
+  int64_t M = r->shape[0], N = r->shape[1], K = a->shape[1];
+  if (M < 16 || N < 8 || K < 8 * kw) return false;
+  if (a->dtype == DT_I8 && r->dtype != DT_I32) return false;
+  if (dt_is_float(a->dtype) && r->dtype != DT_F32 && !(r->dtype == DT_F16 && a->dtype == DT_F16))
+    return false;
+  int nw = m->num_warps, wpc[2] = {1, 1};
+  bool chained = feeds_dot_a(dot->results[0], users, 0) || from_dot(dot->operands[0], 0);
+  if (chained && M >= 16 * nw) {
+    wpc[0] = nw;
+  } else {
+    while (wpc[0] * wpc[1] < nw) {
+      bool m_ok = M >= 16 * wpc[0] * 2, n_ok = N >= 8 * wpc[1] * 2;
+      if (m_ok && (M / (16 * wpc[0]) >= N / (8 * wpc[1]) || !n_ok)) wpc[0] *= 2;
+      else if (n_ok) wpc[1] *= 2;
+      else wpc[0] *= 2; /* replicate along M rather than fail */
+    }
+  }
+  int instr[3] = {16, 8, 8 * kw};
+  plan->mma = lay_mma(m->ctx, 2, 2, wpc, instr);
+  plan->kw = kw;
+  return true;
+}
+
+const Layout *pass_dot_shared_layout(IrModule *m, const Type *t) {
+  int order[2] = {1, 0};
+  const Layout *l = t->layout;
+  if (l && l->kind == LAY_BLOCKED && l->rank == 2) order[0] = l->order[0], order[1] = l->order[1];
+  int eb = ty_elem_bytes(t);
+  int64_t inner = t->shape[order[0]];
+  int vec = 16 / eb;
+  if (vec > inner) vec = (int)inner;
+  int per_phase = (int)(128 / (inner * eb));
+  if (per_phase < 1) per_phase = 1;
+  int max_phase = 8 / per_phase;
+  if (max_phase > inner / vec) max_phase = (int)(inner / vec);
+  if (max_phase < 1) max_phase = 1;
+  return lay_shared(m->ctx, 2, vec, per_phase, max_phase, order);
+}
+
+/* FMA dot operands: each thread holds whole K rows of a for its result rows
+ * and whole K columns of b for its result columns. */
+const Layout *pass_fma_operand_layout(IrModule *m, const Layout *res, int op_idx, int64_t K) {
+  if (!res || res->kind != LAY_BLOCKED) return NULL;
+  int r = res->rank;
+  int spt[IR_MAX_RANK], tpw[IR_MAX_RANK], wpc[IR_MAX_RANK], order[IR_MAX_RANK];
+  for (int d = 0; d < r; d++) spt[d] = res->spt[d], tpw[d] = res->tpw[d], wpc[d] = res->wpc[d], order[d] = res->order[d];
+  spt[op_idx == 0 ? r - 1 : r - 2] = (int)K;
+  return lay_blocked(m->ctx, r, spt, tpw, wpc, order);
+}
