@@ -332,6 +332,7 @@ void ir_print_module(StrBuf *sb, const IrModule *m) {
     if (f->args[i].divisibility > 1) sb_printf(sb, " {div=%d}", f->args[i].divisibility);
   }
   sb_printf(sb, ") {num_warps=%d", m->num_warps);
+  if (m->smem_buffers_end) sb_printf(sb, ", smem_buffers=%d", m->smem_buffers_end);
   if (m->shared_bytes) sb_printf(sb, ", shared=%d", m->shared_bytes);
   sb_puts(sb, "} {\n");
   print_block(&p, f->body, 1);
