@@ -200,6 +200,13 @@ tlc_status tlc_kernel_from_source(tlc_runtime *rt, const char *source, const cha
   if (st == TLC_OK && (m.num_warps < 1 || m.num_warps > 32))
     st = rt_fail(rt, TLC_ERR_COMPILE, "%s: internal compiler error: num_warps %d", path, m.num_warps);
   if (st == TLC_OK) st = rt_kernel_load(rt, &m, name, ms, &k);
+  if (st == TLC_OK && opt && opt->nconstexprs > 0) {
+    k->cx = calloc((size_t)opt->nconstexprs, sizeof(char *));
+    for (int i = 0; k->cx && i < opt->nconstexprs; i++) {
+      k->cx[i] = rt_strdup(opt->constexprs[i]);
+      if (k->cx[i]) k->ncx = i + 1;
+    }
+  }
   rt_meta_free(&m); /* empty after a load; holds the result if something failed before it */
   rt_request_free(&q);
   if (st != TLC_OK) return st;
@@ -219,7 +226,7 @@ tlc_status tlc_kernel_from_source(tlc_runtime *rt, const char *source, const cha
 
 /* ---- files ---------------------------------------------------------------------------------- */
 
-static char *rt_read_text_file(const char *path, const char **err) {
+char *rt_read_text_file(const char *path, const char **err) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     *err = strerror(errno);

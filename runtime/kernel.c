@@ -205,6 +205,8 @@ static tlc_status rt_prepare_function(tlc_runtime *rt, tlc_kernel *k) {
 static void rt_kernel_free(tlc_runtime *rt, tlc_kernel *k) {
   if (k->module) rt->drv->cuModuleUnload(k->module);
   rt_meta_free(&k->meta);
+  for (int i = 0; i < k->ncx; i++) free(k->cx[i]);
+  free(k->cx);
   free(k->name);
   free(k);
 }

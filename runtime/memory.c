@@ -65,7 +65,40 @@ static int rt_ptrset_remove(RtPtrSet *s, uint64_t p) {
   return 0;
 }
 
+static void rt_size_add(tlc_runtime *rt, uint64_t p, size_t bytes) {
+  if (rt->nsizes == rt->capsizes) {
+    int cap = rt->capsizes ? 2 * rt->capsizes : 64;
+    struct RtSize *n = realloc(rt->sizes, sizeof *n * (size_t)cap);
+    if (!n) return; /* sizes are an aid (autotune resets), not a requirement */
+    rt->sizes = n, rt->capsizes = cap;
+  }
+  rt->sizes[rt->nsizes].p = p;
+  rt->sizes[rt->nsizes++].bytes = bytes;
+}
+
+static void rt_size_remove(tlc_runtime *rt, uint64_t p) {
+  for (int i = 0; i < rt->nsizes; i++)
+    if (rt->sizes[i].p == p) {
+      rt->sizes[i] = rt->sizes[--rt->nsizes];
+      return;
+    }
+}
+
+bool rt_alloc_find(tlc_runtime *rt, uint64_t p, uint64_t *base, size_t *bytes) {
+  bool found = false;
+  pthread_mutex_lock(&rt->lock);
+  for (int i = 0; i < rt->nsizes && !found; i++)
+    if (p >= rt->sizes[i].p && p < rt->sizes[i].p + rt->sizes[i].bytes) {
+      *base = rt->sizes[i].p, *bytes = rt->sizes[i].bytes;
+      found = true;
+    }
+  pthread_mutex_unlock(&rt->lock);
+  return found;
+}
+
 void rt_memory_release_all(tlc_runtime *rt) {
+  free(rt->sizes);
+  rt->sizes = NULL, rt->nsizes = rt->capsizes = 0;
   for (size_t i = 0; i < rt->allocs.cap; i++)
     if (rt->allocs.slots[i]) rt->drv->cuMemFree((CUdeviceptr)rt->allocs.slots[i]);
   free(rt->allocs.slots);
@@ -86,6 +119,7 @@ tlc_status tlc_malloc(tlc_runtime *rt, size_t bytes, tlc_devptr *out) {
     return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "tlc_malloc(%zu bytes) on %s", bytes, rt->name);
   pthread_mutex_lock(&rt->lock);
   int rc = rt_ptrset_add(&rt->allocs, (uint64_t)p);
+  if (rc == 0) rt_size_add(rt, (uint64_t)p, bytes);
   pthread_mutex_unlock(&rt->lock);
   if (rc != 0) {
     rt->drv->cuMemFree(p);
@@ -100,6 +134,7 @@ tlc_status tlc_free(tlc_runtime *rt, tlc_devptr p) {
   if (st != TLC_OK || p == 0) return st;
   pthread_mutex_lock(&rt->lock);
   int rc = rt_ptrset_remove(&rt->allocs, (uint64_t)p);
+  if (rc == 0) rt_size_remove(rt, (uint64_t)p);
   pthread_mutex_unlock(&rt->lock);
   if (rc != 0)
     return rt_fail(rt, TLC_ERR_INVALID,

@@ -83,6 +83,9 @@ struct tlc_runtime {
 
   RtCache cache;
   RtPtrSet allocs;          /* device memory from tlc_malloc not yet freed */
+  struct RtSize { uint64_t p; size_t bytes; } *sizes; /* the same allocations with their sizes */
+  int nsizes, capsizes;
+  struct RtTuned *tuned;    /* autotune choices made so far (autotune.c) */
   tlc_kernel *kernels;      /* every loaded kernel, newest first */
   tlc_event *events;        /* every live event */
 };
@@ -97,6 +100,8 @@ struct tlc_kernel {
   int static_shared;        /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES */
   int num_regs;
   double compile_ms;        /* 0 when it came from a cache or from PTX */
+  char **cx;                /* "NAME=VALUE" constexprs it was compiled with by name */
+  int ncx;
 };
 
 struct tlc_event {
@@ -123,6 +128,22 @@ tlc_status rt_enter(tlc_runtime *rt);
 
 /* Free every allocation still live (runtime close). */
 void rt_memory_release_all(tlc_runtime *rt);
+/* The allocation holding device address p: its base and size (false: none). */
+bool rt_alloc_find(tlc_runtime *rt, uint64_t p, uint64_t *base, size_t *bytes);
+
+/* ---- jit.c (more) ---------------------------------------------------------------- */
+
+/* A whole text file (heap); NULL with *err set on failure. */
+char *rt_read_text_file(const char *path, const char **err);
+
+/* ---- autotune choices (made by autotune.c, freed at close by runtime.c) ---------- */
+
+struct RtTuned {
+  struct RtTuned *next;
+  uint64_t key;
+  tlc_kernel *k;
+  int config;
+};
 
 /* ---- event.c ------------------------------------------------------------------ */
 

@@ -208,6 +208,8 @@ void tlc_runtime_close(tlc_runtime *rt) {
      * current to release them, whatever this thread had current. */
     rt->drv->cuCtxSetCurrent(rt->ctx);
     rt_events_release_all(rt);
+    for (struct RtTuned *t = rt->tuned, *n; t; t = n) n = t->next, free(t);
+    rt->tuned = NULL;
     rt_kernels_release_all(rt);
     rt_memory_release_all(rt);
     rt->drv->cuDevicePrimaryCtxRelease(rt->dev);

@@ -119,6 +119,11 @@ int tlc_kernel_shared_bytes(const tlc_kernel *k);
 const char *tlc_kernel_ptx(const tlc_kernel *k);
 double tlc_kernel_compile_ms(const tlc_kernel *k); /* 0 when it came from a cache */
 
+/* The value of integer constexpr `name` that k was compiled with by name
+ * (tlc_kernel_options.constexprs, an autotune config).  TLC_ERR_INVALID when
+ * k has no such constexpr or it is not an integer. */
+tlc_status tlc_kernel_constexpr_int(const tlc_kernel *k, const char *name, int64_t *out);
+
 /* ---- launching ------------------------------------------------------------- */
 
 typedef enum tlc_arg_kind {
@@ -158,6 +163,29 @@ typedef struct tlc_arg {
  * kernel surface at the next synchronize. */
 tlc_status tlc_launch(tlc_kernel *k, unsigned gx, unsigned gy, unsigned gz,
                       tlc_stream stream, const tlc_arg *args, int nargs);
+
+/* ---- autotuning ---------------------------------------------------------------
+ *
+ * tlc_kernel_autotune reads the kernel's @triton.autotune(configs, key, ...)
+ * decorator, compiles the kernel once per config (the config's constexprs
+ * are given by name, so the signature writes `_` for them and the config's
+ * num_warps / num_stages replace opt's), times each on `args` (launching
+ * each with the grid the callback gives for it; reset_to_zero pointer
+ * arguments are zeroed before every trial) and returns the fastest.  The
+ * choice is remembered per (source, kernel, signature, options, values of
+ * the key arguments) in memory and on disk next to the compile cache.  A
+ * kernel without the decorator is simply compiled (tlc_kernel_from_file).
+ * Configs that fail to compile or launch are skipped; if all fail, the
+ * message of the first failure is returned. */
+typedef void (*tlc_grid_fn)(const tlc_kernel *k, void *user, unsigned grid[3]);
+
+tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *name,
+                               const char *signature, const tlc_kernel_options *opt,
+                               tlc_grid_fn grid, void *user, const tlc_arg *args, int nargs,
+                               tlc_kernel **out);
+/* Which config index of the decorator the last autotune of k chose (-1:
+ * none), for reports. */
+int tlc_kernel_tuned_config(const tlc_kernel *k);
 
 /* ---- memory, synchronisation, timing ------------------------------------- */
 

@@ -72,6 +72,18 @@ static double launch_timed(Ex *ex, tlc_kernel *k, const unsigned g[3], const ExS
   return 0;
 }
 
+typedef struct GridCtx {
+  int N, ZH;
+} GridCtx;
+
+/* the seed's grid: (cdiv(N_CTX, BLOCK_M), Z * H, 1), BLOCK_M from the config */
+static void fwd_grid(const tlc_kernel *k, void *user, unsigned g[3]) {
+  const GridCtx *c = user;
+  int64_t bm = 128;
+  tlc_kernel_constexpr_int(k, "BLOCK_M", &bm);
+  g[0] = (unsigned)ex_cdiv(c->N, bm), g[1] = (unsigned)c->ZH, g[2] = 1;
+}
+
 static void reference(const Att *a, const double *q, const double *k, const double *v, const double *dout,
                       double scale, double *o, double *m, double *dq, double *dk, double *dv) {
   int N = a->N, D = a->D;
@@ -173,11 +185,27 @@ static void run(Ex *ex, const Att *a) {
   const char *cx[2] = {bm, bn};
   tlc_kernel_options opt = {.num_warps = a->warps, .constexprs = cx, .nconstexprs = 2};
   tlc_kernel *fwd;
-  if (ex_kernel(ex, TILE, "_attn_fwd", s.text, &opt, &fwd) != TLC_OK) {
+  GridCtx gc = {N, Z * H};
+  if (a->block_m == 0) {
+    /* the decorator's configs, timed on these arguments */
+    char path[4096];
+    tlc_status st = tlc_kernel_autotune(ex->rt, ex_tile_path(TILE, path, sizeof path), "_attn_fwd", s.text,
+                                        NULL, fwd_grid, &gc, s.args, s.nargs, &fwd);
+    if (st != TLC_OK) {
+      fprintf(stderr, "%s: autotune: %s\n", ex->prog, tlc_runtime_error(ex->rt));
+      ex_result_error(ex, "attn_fwd", size);
+      goto done;
+    }
+    int64_t m_, n_;
+    tlc_kernel_constexpr_int(fwd, "BLOCK_M", &m_), tlc_kernel_constexpr_int(fwd, "BLOCK_N", &n_);
+    snprintf(size, sizeof size, "Z%dH%dN%dD%d%s/tuned:b%dx%d/w%d", Z, H, N, D, a->causal ? "c" : "", (int)m_,
+             (int)n_, tlc_kernel_num_warps(fwd));
+  } else if (ex_kernel(ex, TILE, "_attn_fwd", s.text, &opt, &fwd) != TLC_OK) {
     ex_result_error(ex, "attn_fwd", size);
     goto done;
   }
-  unsigned g[3] = {(unsigned)ex_cdiv(N, a->block_m), (unsigned)(Z * H), 1};
+  unsigned g[3];
+  fwd_grid(fwd, &gc, g);
   launch_timed(ex, fwd, g, &s);
   double t_fwd = ex_time_us(ex, fwd, g, &s, ex->warmup, ex->reps);
   uint16_t *ho = ex_xmalloc(n * 2);
@@ -252,6 +280,7 @@ int main(int argc, char **argv) {
       {2, 2, 512, 64, true, 64, 32, 4},
       {1, 2, 256, 128, false, 128, 64, 8},
       {1, 2, 384, 128, true, 128, 32, 4},
+      {1, 4, 512, 64, true, 0, 0, 0},  /* autotuned over the decorator's configs */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run(&ex, &cases[i]);
   return ex_finish(&ex);

@@ -1,0 +1,283 @@
+/* autotune.c — @triton.autotune at run time: compile every config of the
+ * decorator, time each on the caller's arguments, keep the fastest per key.
+ *
+ * The decorator is read by the compiler (tlc_autotune_info); this file owns
+ * the trials, the key (a hash of the source, kernel, signature, options and
+ * the values of the key arguments), the in-memory table of choices and the
+ * disk record of each choice (<cache dir>/tune-<key>.txt holding the chosen
+ * config's index and text, ignored unless the text still matches).
+ * Trials: one launch to warm up, then `reps` launches timed with events; the
+ * median decides.  Arguments named in reset_to_zero are zeroed (their whole
+ * allocation, found through the runtime's allocation table) before each. */
+#include "runtime/rt_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { TRIAL_REPS = 7 };
+
+tlc_status tlc_kernel_constexpr_int(const tlc_kernel *k, const char *name, int64_t *out) {
+  if (!k || !name || !out) return TLC_ERR_INVALID;
+  size_t n = strlen(name);
+  for (int i = 0; i < k->ncx; i++)
+    if (!strncmp(k->cx[i], name, n) && k->cx[i][n] == '=') {
+      char *end;
+      long long v = strtoll(k->cx[i] + n + 1, &end, 0);
+      if (*end) return TLC_ERR_INVALID;
+      *out = v;
+      return TLC_OK;
+    }
+  return TLC_ERR_INVALID;
+}
+
+int tlc_kernel_tuned_config(const tlc_kernel *k) {
+  if (!k) return -1;
+  for (struct RtTuned *t = k->rt->tuned; t; t = t->next)
+    if (t->k == k) return t->config;
+  return -1;
+}
+
+static uint64_t mix(uint64_t h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
+  return h;
+}
+static uint64_t mix_str(uint64_t h, const char *s) { return mix(h, s ? s : "", s ? strlen(s) + 1 : 1); }
+
+static void config_text(const tlc_tune_config *c, char *buf, size_t cap) {
+  size_t len = 0;
+  buf[0] = 0;
+  for (int j = 0; j < c->nconstexprs && len < cap; j++)
+    len += (size_t)snprintf(buf + len, cap - len, "%s=%s ", c->constexprs[j].name, c->constexprs[j].value);
+  if (len < cap) snprintf(buf + len, cap - len, "num_warps=%d num_stages=%d", c->num_warps, c->num_stages);
+}
+
+/* Options for config c: the caller's constexprs plus the config's. */
+static tlc_kernel_options config_options(const tlc_kernel_options *opt, const tlc_tune_config *c,
+                                         const char **cx, char (*store)[160]) {
+  tlc_kernel_options o = opt ? *opt : (tlc_kernel_options){0};
+  int n = 0;
+  for (int i = 0; opt && i < opt->nconstexprs && n < 32; i++) cx[n++] = opt->constexprs[i];
+  for (int j = 0; j < c->nconstexprs && n < 64; j++) {
+    snprintf(store[j], sizeof store[j], "%s=%s", c->constexprs[j].name, c->constexprs[j].value);
+    cx[n++] = store[j];
+  }
+  o.constexprs = cx;
+  o.nconstexprs = n;
+  o.num_warps = c->num_warps;
+  o.num_stages = c->num_stages;
+  return o;
+}
+
+static int param_index(const tlc_kernel *k, const char *name) {
+  for (int i = 0; i < k->meta.nparams; i++)
+    if (!strcmp(k->meta.params[i].name, name)) return i;
+  return -1;
+}
+
+/* The key arguments' values, for the choice's key. */
+static uint64_t key_values(uint64_t h, const tlc_kernel *k, const tlc_tune_info *info, const tlc_arg *args,
+                           int nargs) {
+  for (int i = 0; i < info->nkeys; i++) {
+    int p = param_index(k, info->keys[i]);
+    h = mix_str(h, info->keys[i]);
+    if (p >= 0 && p < nargs) h = mix(h, &args[p].v, sizeof args[p].v);
+    /* a key given as a constexpr is part of the signature or the options */
+  }
+  return h;
+}
+
+static tlc_status zero_resets(tlc_runtime *rt, const tlc_kernel *k, const tlc_tune_info *info,
+                              const tlc_arg *args, int nargs) {
+  for (int i = 0; i < info->nreset; i++) {
+    int p = param_index(k, info->reset_to_zero[i]);
+    if (p < 0 || p >= nargs || args[p].kind != TLC_ARG_PTR) continue;
+    uint64_t base;
+    size_t bytes;
+    if (!rt_alloc_find(rt, args[p].v.ptr, &base, &bytes))
+      return rt_fail(rt, TLC_ERR_INVALID, "autotune: reset_to_zero argument '%s' is not memory from tlc_malloc",
+                     info->reset_to_zero[i]);
+    tlc_status st = tlc_memset_d8(rt, base, 0, bytes);
+    if (st != TLC_OK) return st;
+  }
+  return TLC_OK;
+}
+
+static int cmp_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Median time of one config in ms; < 0 when it could not run. */
+static float trial(tlc_runtime *rt, tlc_kernel *k, tlc_grid_fn grid, void *user, const tlc_tune_info *info,
+                   const tlc_arg *args, int nargs) {
+  unsigned g[3] = {1, 1, 1};
+  grid(k, user, g);
+  tlc_event *e0 = NULL, *e1 = NULL;
+  if (tlc_event_create(rt, &e0) != TLC_OK || tlc_event_create(rt, &e1) != TLC_OK) {
+    tlc_event_destroy(e0);
+    return -1;
+  }
+  float ms[TRIAL_REPS];
+  int n = 0;
+  for (int r = 0; r <= TRIAL_REPS; r++) {
+    if (zero_resets(rt, k, info, args, nargs) != TLC_OK) break;
+    if (tlc_event_record(e0, NULL) != TLC_OK) break;
+    if (tlc_launch(k, g[0], g[1], g[2], NULL, args, nargs) != TLC_OK) break;
+    if (tlc_event_record(e1, NULL) != TLC_OK) break;
+    float t;
+    if (tlc_event_elapsed_ms(e0, e1, &t) != TLC_OK) break;
+    if (r > 0) ms[n++] = t; /* the first launch warms up */
+  }
+  tlc_event_destroy(e0);
+  tlc_event_destroy(e1);
+  if (n < TRIAL_REPS) return -1;
+  qsort(ms, (size_t)n, sizeof *ms, cmp_float);
+  return ms[n / 2];
+}
+
+static tlc_status remember(tlc_runtime *rt, uint64_t key, tlc_kernel *k, int config) {
+  struct RtTuned *t = calloc(1, sizeof *t);
+  if (!t) return rt_fail(rt, TLC_ERR_INVALID, "out of host memory");
+  t->key = key, t->k = k, t->config = config;
+  pthread_mutex_lock(&rt->lock);
+  t->next = rt->tuned;
+  rt->tuned = t;
+  pthread_mutex_unlock(&rt->lock);
+  return TLC_OK;
+}
+
+static void disk_path(const tlc_runtime *rt, uint64_t key, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s/tune-%016" PRIx64 ".txt", rt->cache.dir, key);
+}
+
+/* The config index the disk remembers for key, when its text still matches. */
+static int disk_read(const tlc_runtime *rt, uint64_t key, const tlc_tune_info *info) {
+  if (!rt->cache.dir) return -1;
+  char path[4096], line[1024], want[1024];
+  disk_path(rt, key, path, sizeof path);
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  int idx = -1;
+  if (fgets(line, sizeof line, f)) {
+    char *sp = strchr(line, ' ');
+    line[strcspn(line, "\n")] = 0;
+    if (sp) {
+      *sp = 0;
+      int i = atoi(line);
+      if (i >= 0 && i < info->nconfigs) {
+        config_text(&info->configs[i], want, sizeof want);
+        if (!strcmp(sp + 1, want)) idx = i;
+      }
+    }
+  }
+  fclose(f);
+  return idx;
+}
+
+static void disk_write(const tlc_runtime *rt, uint64_t key, const tlc_tune_info *info, int idx) {
+  if (!rt->cache.dir) return;
+  char path[4096], tmp[4200], text[1024];
+  disk_path(rt, key, path, sizeof path);
+  snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+  config_text(&info->configs[idx], text, sizeof text);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return;
+  int ok = fprintf(f, "%d %s\n", idx, text) > 0;
+  ok &= fclose(f) == 0;
+  if (!ok || rename(tmp, path) != 0) remove(tmp);
+}
+
+tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *name,
+                               const char *signature, const tlc_kernel_options *opt,
+                               tlc_grid_fn grid, void *user, const tlc_arg *args, int nargs,
+                               tlc_kernel **out) {
+  if (out) *out = NULL;
+  tlc_status st = rt_usable(rt);
+  if (st != TLC_OK) return st;
+  if (!path || !out || !grid) return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_autotune: NULL %s",
+                                             !path ? "path" : !out ? "result pointer" : "grid callback");
+  const char *err = NULL;
+  char *source = rt_read_text_file(path, &err);
+  if (!source) return rt_fail(rt, TLC_ERR_IO, "cannot read '%s': %s", path, err);
+  tlc_tune_info info;
+  tlc_compile_status cs = tlc_autotune_info(path, source, name, opt && opt->arch ? opt->arch : rt->arch, &info);
+  if (cs != TLC_COMPILE_OK) {
+    st = rt_fail(rt, TLC_ERR_COMPILE, "%s", info.diagnostics ? info.diagnostics : "autotune decorator");
+    goto done;
+  }
+  if (!info.present || info.nconfigs == 0) {
+    st = tlc_kernel_from_source(rt, source, path, name, signature, opt, out);
+    goto done;
+  }
+  /* the key: everything that selects the kernel, then the key arguments */
+  uint64_t h = 1469598103934665603ull;
+  h = mix_str(h, source), h = mix_str(h, name), h = mix_str(h, signature), h = mix_str(h, rt->arch);
+  for (int i = 0; opt && i < opt->nconstexprs; i++) h = mix_str(h, opt->constexprs[i]);
+  const char *cx[96];
+  char store[64][160];
+  tlc_kernel *first = NULL;
+  int first_ok = -1;
+  tlc_status first_err = TLC_OK;
+  char *first_msg = NULL;
+  for (int i = 0; i < info.nconfigs && !first; i++) {
+    tlc_kernel_options o = config_options(opt, &info.configs[i], cx, store);
+    tlc_status s = tlc_kernel_from_source(rt, source, path, name, signature, &o, &first);
+    if (s == TLC_OK) first_ok = i;
+    else if (first_err == TLC_OK) first_err = s, first_msg = rt_strdup(tlc_runtime_error(rt));
+  }
+  if (!first) {
+    st = rt_fail(rt, first_err, "autotune: no config of '%s' compiled; the first failure:\n%s", name,
+                 first_msg ? first_msg : "");
+    free(first_msg);
+    goto done;
+  }
+  uint64_t key = key_values(h, first, &info, args, nargs);
+  pthread_mutex_lock(&rt->lock);
+  for (struct RtTuned *t = rt->tuned; t; t = t->next)
+    if (t->key == key) *out = t->k;
+  pthread_mutex_unlock(&rt->lock);
+  if (*out) {
+    free(first_msg);
+    goto done;
+  }
+  int remembered = disk_read(rt, key, &info);
+  if (remembered >= 0) {
+    tlc_kernel_options o = config_options(opt, &info.configs[remembered], cx, store);
+    if (tlc_kernel_from_source(rt, source, path, name, signature, &o, out) == TLC_OK) {
+      st = remember(rt, key, *out, remembered);
+      free(first_msg);
+      goto done;
+    }
+  }
+  float best = -1;
+  int best_i = -1;
+  tlc_kernel *best_k = NULL;
+  for (int i = first_ok; i < info.nconfigs; i++) {
+    tlc_kernel *k = NULL;
+    tlc_kernel_options o = config_options(opt, &info.configs[i], cx, store);
+    if (tlc_kernel_from_source(rt, source, path, name, signature, &o, &k) != TLC_OK) continue;
+    float t = trial(rt, k, grid, user, &info, args, nargs);
+    if (tlc_synchronize(rt) != TLC_OK) { /* a config that faults poisons the context: stop */
+      st = rt_fail(rt, TLC_ERR_CUDA, "autotune: config %d of '%s' faulted: %s", i, name, tlc_runtime_error(rt));
+      free(first_msg);
+      goto done;
+    }
+    if (t >= 0 && (best < 0 || t < best)) best = t, best_i = i, best_k = k;
+  }
+  free(first_msg);
+  if (!best_k) {
+    st = rt_fail(rt, TLC_ERR_LAUNCH, "autotune: no config of '%s' could be launched", name);
+    goto done;
+  }
+  disk_write(rt, key, &info, best_i);
+  *out = best_k;
+  st = remember(rt, key, best_k, best_i);
+done:
+  tlc_tune_info_free(&info);
+  free(source);
+  return st;
+}
