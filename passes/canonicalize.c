@@ -734,6 +734,53 @@ static int simplify_loops(IrModule *m) {
 
 /* ---- the pass ------------------------------------------------------------------------------------ */
 
+/* ---- acc + dot(a, b, 0)  ->  dot(a, b, acc) ---------------------------------------------
+
+ * `acc += tl.dot(a, b)` specializes to an add of a fresh dot; fusing the
+ * accumulator into the dot saves a whole-tile add per step (and lets the
+ * tensor cores accumulate in place). */
+
+static bool zero_tensor(const Value *v) {
+  return is_float_const(v, 0.0, false) || is_float_const(v, 0.0, true) || is_int_const(v, 0);
+}
+
+/* v is available at `at`: a block argument of at's block or an enclosing
+ * one, or defined earlier in at's block. */
+static bool available_at(const Value *v, const Op *at) {
+  if (!v->def) {
+    for (const IrBlock *b = at->parent; b; b = b->parent ? b->parent->parent : NULL)
+      if (b == v->block) return true;
+    return false;
+  }
+  for (const Op *o = at->prev; o; o = o->prev)
+    if (o == v->def) return true;
+  return false;
+}
+
+static int fuse_dot_acc(IrModule *m) {
+  int n, changes = 0;
+  Op **ops = ir_collect_ops(m->func, &n);
+  int *uses = ir_use_counts(m->func);
+  for (int i = 0; i < n; i++) {
+    Op *add = ops[i];
+    if (add->kind != OP_ADD || !add->parent || !dt_is_float(add->results[0]->type->dtype)) continue;
+    for (int side = 0; side < 2; side++) {
+      Value *d = add->operands[side], *acc = add->operands[1 - side];
+      Op *dot = d->def;
+      if (!dot || dot->kind != OP_DOT || uses[d->id] != 1 || !zero_tensor(dot->operands[2])) continue;
+      if (d->type != add->results[0]->type || acc->type != d->type || !available_at(acc, dot)) continue;
+      dot->operands[2] = acc;
+      ir_replace_uses(m->func->body, add->results[0], d);
+      ir_remove(add);
+      changes++;
+      break;
+    }
+  }
+  free(uses);
+  free(ops);
+  return changes;
+}
+
 int pass_canonicalize(IrModule *m, StrBuf *errors) {
   (void)errors;
   if (!m->func) return 0;
@@ -741,6 +788,7 @@ int pass_canonicalize(IrModule *m, StrBuf *errors) {
     int changes = sweep(m);
     changes += dce(m);
     changes += simplify_loops(m);
+    changes += fuse_dot_acc(m);
     if (!changes) break;
   }
   return 0;
