@@ -42,34 +42,14 @@ static Dev dev_f16(Ex *ex, const double *v, size_t n) {
   return d;
 }
 
-static Dev dev_out(Ex *ex, size_t bytes) {
-  Dev d = {ex_alloc(ex, bytes), bytes};
-  ex_ok(ex, tlc_memset_d8(ex->rt, d.p, 0xFF, bytes), "poison");
-  return d;
-}
-
 static void random_f16(Ex *ex, double *v, size_t n) {
   for (size_t i = 0; i < n; i++) v[i] = ex_f16_to_f32(ex_f32_to_f16((float)ex_rng_uniform(&ex->rng, -1, 1)));
 }
 
-static bool report(Ex *ex, const char *label, const char *size, const void *out, ExElem e,
-                   const double *ref, size_t n, double tol, double us) {
-  ExCheck c = ex_check(out, e, ref, n, tol, false);
-  printf("RESULT kernel=%s size=%s rel_err=%.3e max_abs=%.3e tol=%.0e unwritten=%zu oob=0 stable=yes "
-         "time_us=%.2f gbps=0 status=%s seed=%llu\n",
-         label, size, c.rel_err, c.max_abs, tol, c.unwritten, us, c.pass ? "PASS" : "FAIL",
-         (unsigned long long)ex->seed);
-  fflush(stdout);
-  if (c.pass) ex->npass++;
-  else ex->nfail++;
-  return c.pass;
-}
-
-/* Launch and return the median time in microseconds of `reps` runs. */
-static double launch_timed(Ex *ex, tlc_kernel *k, const unsigned g[3], const ExSig *s) {
+/* Launch once and wait; a fault ends the program with the driver's message. */
+static void launch_sync(Ex *ex, tlc_kernel *k, const unsigned g[3], const ExSig *s) {
   ex_ok(ex, tlc_launch(k, g[0], g[1], g[2], NULL, s->args, s->nargs), "launch");
   ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
-  return 0;
 }
 
 typedef struct GridCtx {
@@ -160,7 +140,7 @@ static void run(Ex *ex, const Att *a) {
   reference(a, q, k, v, dout, scale, o, m, dq, dk, dv);
 
   Dev Q = dev_f16(ex, q, n), K = dev_f16(ex, k, n), V = dev_f16(ex, v, n), DO = dev_f16(ex, dout, n);
-  Dev O = dev_out(ex, n * 2), M = dev_out(ex, nm * 4);
+  ExOut O = ex_out_alloc(ex, n * 2), M = ex_out_alloc(ex, nm * 4);
   char size[96];
   snprintf(size, sizeof size, "Z%dH%dN%dD%d%s/b%dx%d/w%d", Z, H, N, D, a->causal ? "c" : "", a->block_m,
            a->block_n, a->warps);
@@ -206,26 +186,25 @@ static void run(Ex *ex, const Att *a) {
   }
   unsigned g[3];
   fwd_grid(fwd, &gc, g);
-  launch_timed(ex, fwd, g, &s);
+  /* first run on poison, kept; timing; a last run on fresh poison is checked
+   * and must equal the first */
+  ex_poison(ex, &O), ex_poison(ex, &M);
+  launch_sync(ex, fwd, g, &s);
+  void *o1 = ex_out_snapshot(ex, &O), *m1 = ex_out_snapshot(ex, &M);
   double t_fwd = ex_time_us(ex, fwd, g, &s, ex->warmup, ex->reps);
-  uint16_t *ho = ex_xmalloc(n * 2);
-  float *hm = ex_xmalloc(nm * 4);
-  /* the timing runs rewrote the same values; re-poison and run once more to check */
-  ex_ok(ex, tlc_memset_d8(ex->rt, O.p, 0xFF, O.bytes), "poison"), ex_ok(ex, tlc_memset_d8(ex->rt, M.p, 0xFF, M.bytes), "poison");
-  launch_timed(ex, fwd, g, &s);
-  ex_download(ex, ho, O.p, n * 2);
-  ex_download(ex, hm, M.p, nm * 4);
-  char lbl[64];
-  snprintf(lbl, sizeof lbl, "attn_fwd_O");
-  report(ex, lbl, size, ho, EX_F16, o, n, 1e-2, t_fwd);
-  report(ex, "attn_fwd_M", size, hm, EX_F32, m, nm, 1e-3, t_fwd);
+  ex_poison(ex, &O), ex_poison(ex, &M);
+  launch_sync(ex, fwd, g, &s);
+  ex_report_out(ex, "attn_fwd_O", size, &O, EX_F16, o, n, 1e-2, t_fwd, o1);
+  ex_report_out(ex, "attn_fwd_M", size, &M, EX_F32, m, nm, 1e-3, t_fwd, m1);
+  free(o1), free(m1);
 
   if (a->causal) {
     /* the seed's backward: preprocess, then _attn_bwd with K pre-scaled */
     double *ks = ex_xmalloc(n * 8);
     for (size_t i = 0; i < n; i++) ks[i] = ex_f16_to_f32(ex_f32_to_f16((float)(k[i] * (scale * 1.4426950408889634))));
-    Dev KS = dev_f16(ex, ks, n), DQ = dev_out(ex, n * 2), DK = dev_out(ex, n * 2), DV = dev_out(ex, n * 2);
-    Dev DELTA = dev_out(ex, nm * 4);
+    Dev KS = dev_f16(ex, ks, n);
+    ExOut DQ = ex_out_alloc(ex, n * 2), DK = ex_out_alloc(ex, n * 2), DV = ex_out_alloc(ex, n * 2);
+    ExOut DELTA = ex_out_alloc(ex, nm * 4);
     ExSig p;
     ex_sig_init(&p);
     ex_sig_ptr(&p, "fp16", O.p), ex_sig_ptr(&p, "fp16", DO.p), ex_sig_ptr(&p, "fp32", DELTA.p);
@@ -250,24 +229,26 @@ static void run(Ex *ex, const Att *a) {
     } else {
       unsigned gp[3] = {(unsigned)(N / 128), (unsigned)(Z * H), 1};
       unsigned gb[3] = {(unsigned)(N / 128), 1, (unsigned)(Z * H)};
-      launch_timed(ex, pre, gp, &p);
-      launch_timed(ex, bwd, gb, &b);
+      ExOut *outs[3] = {&DQ, &DK, &DV};
+      ex_poison(ex, &DELTA);
+      for (int i = 0; i < 3; i++) ex_poison(ex, outs[i]);
+      launch_sync(ex, pre, gp, &p);
+      launch_sync(ex, bwd, gb, &b);
+      void *first[3];
+      for (int i = 0; i < 3; i++) first[i] = ex_out_snapshot(ex, outs[i]);
       double t_bwd = ex_time_us(ex, bwd, gb, &b, ex->warmup, ex->reps);
-      uint16_t *h = ex_xmalloc(n * 2);
-      ex_download(ex, h, DQ.p, n * 2);
-      report(ex, "attn_bwd_dQ", size, h, EX_F16, dq, n, 1e-2, t_bwd);
-      ex_download(ex, h, DK.p, n * 2);
-      report(ex, "attn_bwd_dK", size, h, EX_F16, dk, n, 1e-2, t_bwd);
-      ex_download(ex, h, DV.p, n * 2);
-      report(ex, "attn_bwd_dV", size, h, EX_F16, dv, n, 1e-2, t_bwd);
-      free(h);
+      for (int i = 0; i < 3; i++) ex_poison(ex, outs[i]);
+      launch_sync(ex, bwd, gb, &b);
+      ex_report_out(ex, "attn_bwd_dQ", size, &DQ, EX_F16, dq, n, 1e-2, t_bwd, first[0]);
+      ex_report_out(ex, "attn_bwd_dK", size, &DK, EX_F16, dk, n, 1e-2, t_bwd, first[1]);
+      ex_report_out(ex, "attn_bwd_dV", size, &DV, EX_F16, dv, n, 1e-2, t_bwd, first[2]);
+      for (int i = 0; i < 3; i++) free(first[i]);
     }
-    ex_free(ex, KS.p), ex_free(ex, DQ.p), ex_free(ex, DK.p), ex_free(ex, DV.p), ex_free(ex, DELTA.p);
+    ex_free(ex, KS.p), ex_out_free(ex, &DQ), ex_out_free(ex, &DK), ex_out_free(ex, &DV), ex_out_free(ex, &DELTA);
     free(ks);
   }
-  free(ho), free(hm);
 done:
-  ex_free(ex, Q.p), ex_free(ex, K.p), ex_free(ex, V.p), ex_free(ex, DO.p), ex_free(ex, O.p), ex_free(ex, M.p);
+  ex_free(ex, Q.p), ex_free(ex, K.p), ex_free(ex, V.p), ex_free(ex, DO.p), ex_out_free(ex, &O), ex_out_free(ex, &M);
   free(q), free(k), free(v), free(dout), free(o), free(m), free(dq), free(dk), free(dv);
 }
 

@@ -219,7 +219,7 @@ void ex_out_free(Ex *ex, ExOut *o) {
   o->base = o->p = 0;
 }
 
-static void poison(Ex *ex, const ExOut *o) {
+void ex_poison(Ex *ex, const ExOut *o) {
   ex_ok(ex, tlc_memset_d8(ex->rt, o->base, 0xFF, o->bytes + 2 * (size_t)EX_GUARD),
         "tlc_memset_d8 (poison)");
 }
@@ -262,7 +262,7 @@ bool ex_run_case(Ex *ex, const ExCase *c, const ExOut *o) {
            c->grid[0], c->grid[1], c->grid[2], c->sig->nargs);
 
   /* 1. first run, on a poisoned output */
-  poison(ex, o);
+  ex_poison(ex, o);
   tlc_status st = tlc_launch(k, c->grid[0], c->grid[1], c->grid[2], NULL, c->sig->args, c->sig->nargs);
   if (st != TLC_OK) {
     fprintf(stderr, "%s: error: launching %s (%s, grid %ux%ux%u, signature '%s'): %s: %s\n",
@@ -289,7 +289,7 @@ bool ex_run_case(Ex *ex, const ExCase *c, const ExOut *o) {
 
   /* 3. a last run on a fresh poison must give the same bits: a result that
    * moves between runs is a race (or a read of memory nothing wrote). */
-  poison(ex, o);
+  ex_poison(ex, o);
   ex_ok(ex, tlc_launch(k, c->grid[0], c->grid[1], c->grid[2], NULL, c->sig->args, c->sig->nargs),
         "tlc_launch (re-run)");
   ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after the re-run");
@@ -332,4 +332,71 @@ bool ex_run_case(Ex *ex, const ExCase *c, const ExOut *o) {
   if (pass) ex->npass++;
   else ex->nfail++;
   return pass;
+}
+
+void *ex_out_snapshot(Ex *ex, const ExOut *o) {
+  void *h = ex_xmalloc(o->bytes);
+  ex_download(ex, h, o->p, o->bytes);
+  return h;
+}
+
+/* Several outputs of one launch: each is checked on its own, its guard
+ * zones included, and compared with an earlier run's bytes when given. */
+bool ex_report_out(Ex *ex, const char *label, const char *size, const ExOut *o, ExElem elem,
+                   const double *ref, size_t n, double tol, double time_us, const void *earlier) {
+  size_t out_bytes = n * ex_elem_size(elem);
+  if (out_bytes != o->bytes) {
+    fprintf(stderr, "%s: internal error: %s %s: output buffer does not match\n", ex->prog, label, size);
+    exit(1);
+  }
+  size_t all = out_bytes + 2 * (size_t)EX_GUARD;
+  unsigned char *buf = ex_xmalloc(all);
+  ex_download(ex, buf, o->base, all);
+  size_t oob = count_guard_damage(buf, out_bytes);
+  ExCheck chk = ex_check(buf + EX_GUARD, elem, ref, n, tol, false);
+  const char *stable = !earlier ? "-" : memcmp(earlier, buf + EX_GUARD, out_bytes) ? "no" : "yes";
+  bool pass = chk.pass && oob == 0 && strcmp(stable, "no") != 0;
+  if (!pass) {
+    int shown = 0;
+    for (size_t i = 0; i < n && shown < 8; i++) {
+      bool p;
+      double v = ex_elem_value(buf + EX_GUARD, elem, i, &p);
+      if (!(p || !isfinite(v) || fabs(v - ref[i]) > 10 * tol * fabs(ref[i]))) continue;
+      printf("DETAIL   %s [%zu] got %.9g%s want %.9g\n", label, i, v, p ? " (poison: unwritten)" : "",
+             ref[i]);
+      shown++;
+    }
+  }
+  printf("RESULT kernel=%s size=%s rel_err=%.3e max_abs=%.3e tol=%.0e unwritten=%zu oob=%zu "
+         "stable=%s time_us=%.2f gbps=0 status=%s seed=%" PRIu64 "\n",
+         label, size, chk.rel_err, chk.max_abs, tol, chk.unwritten, oob, stable, time_us,
+         pass ? "PASS" : "FAIL", ex->seed);
+  fflush(stdout);
+  free(buf);
+  if (pass) ex->npass++;
+  else ex->nfail++;
+  return pass;
+}
+
+ExElem ex_elem_of(const char *dtype) {
+  return !strcmp(dtype, "fp16") ? EX_F16 : !strcmp(dtype, "bf16") ? EX_BF16 : EX_F32;
+}
+
+tlc_devptr ex_upload_random(Ex *ex, ExElem e, size_t n, double lo, double hi, double *vals) {
+  size_t esz = ex_elem_size(e);
+  void *h = ex_xmalloc(n * esz);
+  if (e == EX_F16) {
+    ex_fill_f16(&ex->rng, h, n, lo, hi);
+    for (size_t i = 0; i < n; i++) vals[i] = ex_f16_to_f32(((uint16_t *)h)[i]);
+  } else if (e == EX_BF16) {
+    ex_fill_bf16(&ex->rng, h, n, lo, hi);
+    for (size_t i = 0; i < n; i++) vals[i] = ex_bf16_to_f32(((uint16_t *)h)[i]);
+  } else {
+    ex_fill_f32(&ex->rng, h, n, lo, hi);
+    for (size_t i = 0; i < n; i++) vals[i] = ((float *)h)[i];
+  }
+  tlc_devptr d = ex_alloc(ex, n * esz);
+  ex_upload(ex, d, h, n * esz);
+  free(h);
+  return d;
 }

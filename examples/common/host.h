@@ -122,6 +122,11 @@ double ex_time_us(Ex *ex, tlc_kernel *k, const unsigned grid[3], const ExSig *si
 typedef enum ExElem { EX_F32, EX_F16, EX_BF16 } ExElem;
 
 size_t ex_elem_size(ExElem e);
+/* "fp16" -> EX_F16, "bf16" -> EX_BF16, anything else EX_F32 */
+ExElem ex_elem_of(const char *dtype);
+/* n random values uniform in [lo, hi) rounded to `e`, uploaded to a new
+ * device buffer (returned); vals[i] gets the exact value the device holds. */
+tlc_devptr ex_upload_random(Ex *ex, ExElem e, size_t n, double lo, double hi, double *vals);
 
 typedef struct ExCheck {
   double rel_err;       /* ||out - ref||_2 / ||ref||_2 over written, finite elements */
@@ -175,6 +180,23 @@ void ex_out_free(Ex *ex, ExOut *o);
  * `o` is the guarded output the case writes (c->out == o->p).  Returns
  * true when the case passed. */
 bool ex_run_case(Ex *ex, const ExCase *c, const ExOut *o);
+
+/* Fill an output and its guard zones with the poison pattern (0xFF bytes). */
+void ex_poison(Ex *ex, const ExOut *o);
+
+/* The bytes an output holds now (malloc'ed; the caller frees them). */
+void *ex_out_snapshot(Ex *ex, const ExOut *o);
+
+/* Kernels with several outputs (attention's O and M, dQ/dK/dV) or launches
+ * the caller makes itself: after the caller's launch on poisoned outputs,
+ * check one output against its reference (relative L2 bound tol), count
+ * damaged guard bytes, and print its RESULT line.  time_us is the caller's
+ * timing (0 when not timed); `earlier` holds the output's bytes from an
+ * earlier run on fresh poison (ex_out_snapshot), which must equal this run's
+ * (stable=yes), or is NULL where results may legitimately differ between
+ * runs (atomics: stable=-).  Returns true when the output passed. */
+bool ex_report_out(Ex *ex, const char *label, const char *size, const ExOut *o, ExElem elem,
+                   const double *ref, size_t n, double tol, double time_us, const void *earlier);
 
 /* Print a RESULT line with status ERROR (nothing could be measured). */
 void ex_result_error(Ex *ex, const char *label, const char *size);

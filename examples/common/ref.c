@@ -33,3 +33,15 @@ void ref_weighted_sum(const float *x, const float *w, int64_t rows, int64_t D, d
     out[r] = s;
   }
 }
+
+void ref_matmul(const double *a, const double *b, int64_t m, int64_t n, int64_t k, double *c) {
+  for (int64_t i = 0; i < m; i++) {
+    double *row = c + i * n;
+    for (int64_t j = 0; j < n; j++) row[j] = 0;
+    for (int64_t l = 0; l < k; l++) {
+      double x = a[i * k + l];
+      const double *brow = b + l * n;
+      for (int64_t j = 0; j < n; j++) row[j] += x * brow[j];
+    }
+  }
+}

@@ -25,4 +25,7 @@ void ref_transpose_f16(const uint16_t *x, int64_t M, int64_t N, double *y);
 /* out[r] = sum_d x[r, d] * w[d]  (x is rows x D, row stride D) */
 void ref_weighted_sum(const float *x, const float *w, int64_t rows, int64_t D, double *out);
 
+/* c (m x n) = a (m x k) @ b (k x n), all dense row-major doubles */
+void ref_matmul(const double *a, const double *b, int64_t m, int64_t n, int64_t k, double *c);
+
 #endif

@@ -12,6 +12,7 @@
  * sizes here are square, including ones that are not multiples of the
  * blocks.  Grid: (cdiv(m, bm), cdiv(n, bn)) as the seed's host. */
 #include "examples/common/host.h"
+#include "examples/common/ref.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,44 +24,14 @@ typedef struct Gemm {
   int bm, bn, bk, warps;
 } Gemm;
 
-static ExElem elem_of(const char *dt) {
-  return !strcmp(dt, "fp16") ? EX_F16 : !strcmp(dt, "bf16") ? EX_BF16 : EX_F32;
-}
-
-/* random matrix in dtype dt; returns the device copy and the values as doubles */
-static tlc_devptr upload_random(Ex *ex, const char *dt, size_t n, double *vals) {
-  ExElem e = elem_of(dt);
-  size_t esz = ex_elem_size(e);
-  void *h = ex_xmalloc(n * esz);
-  if (e == EX_F16) {
-    ex_fill_f16(&ex->rng, h, n, -1, 1);
-    for (size_t i = 0; i < n; i++) vals[i] = ex_f16_to_f32(((uint16_t *)h)[i]);
-  } else if (e == EX_BF16) {
-    ex_fill_bf16(&ex->rng, h, n, -1, 1);
-    for (size_t i = 0; i < n; i++) vals[i] = ex_bf16_to_f32(((uint16_t *)h)[i]);
-  } else {
-    ex_fill_f32(&ex->rng, h, n, -1, 1);
-    for (size_t i = 0; i < n; i++) vals[i] = ((float *)h)[i];
-  }
-  tlc_devptr d = ex_alloc(ex, n * esz);
-  ex_upload(ex, d, h, n * esz);
-  free(h);
-  return d;
-}
-
 static void run(Ex *ex, const Gemm *g) {
   int64_t m = g->m, n = g->n, k = g->k;
   double *a = ex_xmalloc(sizeof(double) * (size_t)(m * k)), *b = ex_xmalloc(sizeof(double) * (size_t)(k * n));
   double *ref = ex_xmalloc(sizeof(double) * (size_t)(m * n));
-  tlc_devptr da = upload_random(ex, g->dtype, (size_t)(m * k), a);
-  tlc_devptr db = upload_random(ex, g->dtype, (size_t)(k * n), b);
-  for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++) {
-      double s = 0;
-      for (int64_t l = 0; l < k; l++) s += a[i * k + l] * b[l * n + j];
-      ref[i * n + j] = s;
-    }
-  ExElem e = elem_of(g->dtype);
+  ExElem e = ex_elem_of(g->dtype);
+  tlc_devptr da = ex_upload_random(ex, e, (size_t)(m * k), -1, 1, a);
+  tlc_devptr db = ex_upload_random(ex, e, (size_t)(k * n), -1, 1, b);
+  ref_matmul(a, b, m, n, k, ref);
   ExOut dc = ex_out_alloc(ex, (size_t)(m * n) * ex_elem_size(e));
 
   /* matmul_kernel(a_ptr, b_ptr, c_ptr, m, n, k, stride_am, stride_ak, stride_bk, stride_bn,
