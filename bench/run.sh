@@ -3,7 +3,9 @@
 # torch on this machine's GPU, in one command: bench/tlc_bench (tlc's
 # kernels through its runtime) then bench/peers.py (Triton kernels written
 # with the algorithms of Triton's tutorials 01 and 02, and torch), then one
-# table with the ratios.  Run from anywhere; BUILD_DIR (default build-gpu)
+# table with the ratios; then the same for the tensor-core kernels
+# (bench/tlc_bench_tc beside bench/peers_tc.py: matmul and fused attention in
+# TFLOP/s against Triton running the same kernel text, cuBLAS and SDPA).  Run from anywhere; BUILD_DIR (default build-gpu)
 # is relative to the repository root.  Logs: $OUT (default /tmp/tlc-out):
 # bench-tlc.log, bench-peers.log, bench-table.txt.  Exit status 0 only if
 # both sides ran and every tlc result passed its check.
@@ -76,4 +78,61 @@ END {
 }' "$tlc_log" "$peers_log" >"$table"
 echo
 cat "$table"
-[ "$tlc_rc" = 0 ] && [ "$peers_rc" = 0 ]
+
+# ---- tensor cores: matmul and fused attention, in TFLOP/s ------------------------------
+tc_log=$out/bench-tc-tlc.log
+tcp_log=$out/bench-tc-peers.log
+tc_table=$out/bench-tc-table.txt
+tc_rc=0
+if [ -x "$build/bin/tlc_bench_tc" ]; then
+  timeout 400 "$build/bin/tlc_bench_tc" "$@" >"$tc_log" 2>&1 || tc_rc=$?
+else
+  echo "run.sh: $build/bin/tlc_bench_tc is missing (build first)" | tee "$tc_log"
+  tc_rc=127
+fi
+grep -E '^(BENCH|SKIP|FATAL|SUMMARY)' "$tc_log" || true
+tcp_rc=0
+if command -v python3 >/dev/null; then
+  timeout 600 python3 bench/peers_tc.py "$@" >"$tcp_log" 2>&1 || tcp_rc=$?
+else
+  tcp_rc=127
+fi
+grep -E '^(BENCH|PEERS|SKIP)' "$tcp_log" || true
+awk -v tlc_rc="$tc_rc" -v peers_rc="$tcp_rc" '
+function kv(line, arr,   n, i, f, p) {
+  delete arr
+  n = split(line, f, " ")
+  for (i = 2; i <= n; i++) { p = index(f[i], "="); if (p) arr[substr(f[i], 1, p - 1)] = substr(f[i], p + 1) }
+}
+function col(k, c) { return (k SUBSEP c in peer) ? peer[k, c] : "-" }
+function ratio(x, y) { return (x + 0 > 0 && y + 0 > 0) ? sprintf("%.2f", x / y) : "-" }
+{ file = (FILENAME == ARGV[1]) ? 1 : 2 }
+/^BENCH / {
+  kv($0, a)
+  key = a["name"] " " a["size"]
+  if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
+  if (file == 1) {
+    if (a["status"] != "PASS") { bad[key] = bad[key] (bad[key] ? "," : "") a["status"] "(" a["config"] ")"; next }
+    if (a["tlc_tflops"] + 0 > best[key] + 0) { best[key] = a["tlc_tflops"]; cfg[key] = a["config"] }
+  } else {
+    for (c in a) peer[key, c] = a[c]
+  }
+}
+END {
+  printf "tlc vs Triton (same kernel text) vs cuBLAS / SDPA, TFLOP/s (tlc: best passing config)\n"
+  printf "%-12s %-22s %8s %-20s %8s %8s %8s %8s %10s  %s\n", "kernel", "size", "tlc", "tlc config", "Triton", "cuBLAS", "SDPA-fa", "SDPA-cd", "tlc/Triton", "check"
+  for (i = 1; i <= nk; i++) {
+    k = order[i]; split(k, ks, " ")
+    t = (k in best) ? best[k] : "-"
+    chk = (k in best) ? "PASS" : "-"
+    if (k in bad) chk = (k in best) ? "PASS, " bad[k] : bad[k]
+    if (col(k, "status") != "-" && col(k, "status") != "PASS") chk = chk " peers:" col(k, "status")
+    printf "%-12s %-22s %8s %-20s %8s %8s %8s %8s %10s  %s\n", ks[1], ks[2], t, (k in cfg) ? cfg[k] : "-", \
+      col(k, "triton_tflops"), col(k, "cublas_tflops"), col(k, "sdpa_flash_tflops"), col(k, "sdpa_cudnn_tflops"), \
+      ratio(t, col(k, "triton_tflops")), chk
+  }
+  printf "tlc_bench_tc exit %s, peers_tc.py exit %s\n", tlc_rc, peers_rc
+}' "$tc_log" "$tcp_log" >"$tc_table"
+echo
+cat "$tc_table"
+[ "$tlc_rc" = 0 ] && [ "$peers_rc" = 0 ] && [ "$tc_rc" = 0 ] && [ "$tcp_rc" = 0 ]

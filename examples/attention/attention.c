@@ -14,6 +14,7 @@
  * always masks), so it runs for causal cases.  Tolerance: relative L2 error
  * below 1e-2 for fp16 results (fp16 P in the second dot), 1e-3 for M. */
 #include "examples/common/host.h"
+#include "examples/common/ref.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -66,66 +67,11 @@ static void fwd_grid(const tlc_kernel *k, void *user, unsigned g[3]) {
 
 static void reference(const Att *a, const double *q, const double *k, const double *v, const double *dout,
                       double scale, double *o, double *m, double *dq, double *dk, double *dv) {
-  int N = a->N, D = a->D;
-  double *s = ex_xmalloc(sizeof(double) * (size_t)N * N), *p = ex_xmalloc(sizeof(double) * (size_t)N * N);
-  double *ds = ex_xmalloc(sizeof(double) * (size_t)N * N), *delta = ex_xmalloc(sizeof(double) * (size_t)N);
-  for (int zh = 0; zh < a->Z * a->H; zh++) {
-    const double *Q = q + (size_t)zh * N * D, *K = k + (size_t)zh * N * D, *V = v + (size_t)zh * N * D;
-    const double *dO = dout + (size_t)zh * N * D;
-    double *O = o + (size_t)zh * N * D, *dQ = dq + (size_t)zh * N * D, *dK = dk + (size_t)zh * N * D;
-    double *dV = dv + (size_t)zh * N * D, *Mz = m + (size_t)zh * N;
-    for (int i = 0; i < N; i++) {
-      double mx = -INFINITY;
-      for (int j = 0; j < N; j++) {
-        double x = -INFINITY;
-        if (!a->causal || j <= i) {
-          x = 0;
-          for (int d = 0; d < D; d++) x += Q[i * D + d] * K[j * D + d];
-          x *= scale;
-        }
-        s[(size_t)i * N + j] = x;
-        if (x > mx) mx = x;
-      }
-      double sum = 0;
-      for (int j = 0; j < N; j++) sum += p[(size_t)i * N + j] = exp(s[(size_t)i * N + j] - mx);
-      for (int j = 0; j < N; j++) p[(size_t)i * N + j] /= sum;
-      Mz[i] = (mx + log(sum)) / log(2.0);
-      for (int d = 0; d < D; d++) {
-        double acc = 0;
-        for (int j = 0; j < N; j++) acc += p[(size_t)i * N + j] * V[j * D + d];
-        O[i * D + d] = acc;
-      }
-    }
-    if (!dq) continue;
-    for (int i = 0; i < N; i++) {
-      double t = 0;
-      for (int d = 0; d < D; d++) t += dO[i * D + d] * O[i * D + d];
-      delta[i] = t;
-    }
-    for (int i = 0; i < N; i++)
-      for (int j = 0; j < N; j++) {
-        double dp = 0;
-        for (int d = 0; d < D; d++) dp += dO[i * D + d] * V[j * D + d];
-        ds[(size_t)i * N + j] = p[(size_t)i * N + j] * (dp - delta[i]);
-      }
-    for (int j = 0; j < N; j++)
-      for (int d = 0; d < D; d++) {
-        double a1 = 0, a2 = 0;
-        for (int i = 0; i < N; i++) {
-          a1 += p[(size_t)i * N + j] * dO[i * D + d];
-          a2 += ds[(size_t)i * N + j] * Q[i * D + d];
-        }
-        dV[j * D + d] = a1;
-        dK[j * D + d] = a2 * scale;
-      }
-    for (int i = 0; i < N; i++)
-      for (int d = 0; d < D; d++) {
-        double acc = 0;
-        for (int j = 0; j < N; j++) acc += ds[(size_t)i * N + j] * K[j * D + d];
-        dQ[i * D + d] = acc * scale;
-      }
-  }
-  free(s), free(p), free(ds), free(delta);
+  size_t hd = (size_t)a->N * a->D;
+  for (int zh = 0; zh < a->Z * a->H; zh++)
+    ref_attention_head(q + zh * hd, k + zh * hd, v + zh * hd, dq ? dout + zh * hd : NULL, a->N, a->D, a->causal,
+                       scale, o + zh * hd, m + (size_t)zh * a->N, dq ? dq + zh * hd : NULL,
+                       dq ? dk + zh * hd : NULL, dq ? dv + zh * hd : NULL);
 }
 
 static void run(Ex *ex, const Att *a) {

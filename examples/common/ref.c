@@ -4,6 +4,8 @@
 #include "examples/common/host.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 void ref_add(const float *a, const float *b, double *out, size_t n) {
   for (size_t i = 0; i < n; i++) out[i] = (double)a[i] + (double)b[i];
@@ -44,4 +46,60 @@ void ref_matmul(const double *a, const double *b, int64_t m, int64_t n, int64_t 
       for (int64_t j = 0; j < n; j++) row[j] += x * brow[j];
     }
   }
+}
+
+void ref_attention_head(const double *Q, const double *K, const double *V, const double *dO, int N, int D,
+                        int causal, double scale, double *O, double *M, double *dQ, double *dK, double *dV) {
+  size_t nn = (size_t)N * N;
+  double *s = malloc(sizeof(double) * nn), *p = malloc(sizeof(double) * nn);
+  if (!s || !p) {
+    fprintf(stderr, "ref_attention_head: out of memory\n");
+    exit(1);
+  }
+  for (int i = 0; i < N; i++) {
+    double mx = -INFINITY;
+    for (int j = 0; j < N; j++) {
+      double x = -INFINITY;
+      if (!causal || j <= i) {
+        x = 0;
+        for (int d = 0; d < D; d++) x += Q[(size_t)i * D + d] * K[(size_t)j * D + d];
+        x *= scale;
+      }
+      s[(size_t)i * N + j] = x;
+      if (x > mx) mx = x;
+    }
+    double sum = 0;
+    for (int j = 0; j < N; j++) sum += p[(size_t)i * N + j] = exp(s[(size_t)i * N + j] - mx);
+    for (int j = 0; j < N; j++) p[(size_t)i * N + j] /= sum;
+    M[i] = (mx + log(sum)) / log(2.0);
+    for (int d = 0; d < D; d++) O[(size_t)i * D + d] = 0;
+    for (int j = 0; j < N; j++) {
+      double pj = p[(size_t)i * N + j];
+      if (pj != 0)
+        for (int d = 0; d < D; d++) O[(size_t)i * D + d] += pj * V[(size_t)j * D + d];
+    }
+  }
+  if (dO) {
+    double *ds = s; /* S is no longer needed */
+    for (int i = 0; i < N; i++) {
+      double delta = 0;
+      for (int d = 0; d < D; d++) delta += dO[(size_t)i * D + d] * O[(size_t)i * D + d];
+      for (int j = 0; j < N; j++) {
+        double dp = 0;
+        for (int d = 0; d < D; d++) dp += dO[(size_t)i * D + d] * V[(size_t)j * D + d];
+        ds[(size_t)i * N + j] = p[(size_t)i * N + j] * (dp - delta);
+      }
+    }
+    for (size_t x = 0; x < (size_t)N * D; x++) dV[x] = dK[x] = dQ[x] = 0;
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++) {
+        double pij = p[(size_t)i * N + j], dsij = ds[(size_t)i * N + j];
+        for (int d = 0; d < D; d++) {
+          dV[(size_t)j * D + d] += pij * dO[(size_t)i * D + d];
+          dK[(size_t)j * D + d] += dsij * Q[(size_t)i * D + d] * scale;
+          dQ[(size_t)i * D + d] += dsij * K[(size_t)j * D + d] * scale;
+        }
+      }
+  }
+  free(s), free(p);
 }

@@ -28,4 +28,13 @@ void ref_weighted_sum(const float *x, const float *w, int64_t rows, int64_t D, d
 /* c (m x n) = a (m x k) @ b (k x n), all dense row-major doubles */
 void ref_matmul(const double *a, const double *b, int64_t m, int64_t n, int64_t k, double *c);
 
+/* Softmax attention of one head, plainly: S = Q K^T * scale (causal: -inf
+ * where column > row), P = softmax(S) by rows, O = P V, M = logsumexp(S) / ln 2
+ * (base-2 statistics, as the seed-004 kernels keep them).  Q, K, V, O are
+ * N x D.  With dO given (else NULL, and dQ/dK/dV are not written), the
+ * gradients: dV = P^T dO, dS = P * (dO V^T - rowsum(dO * O)),
+ * dQ = dS K * scale, dK = dS^T Q * scale. */
+void ref_attention_head(const double *Q, const double *K, const double *V, const double *dO, int N, int D,
+                        int causal, double scale, double *O, double *M, double *dQ, double *dK, double *dV);
+
 #endif

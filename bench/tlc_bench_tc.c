@@ -1,0 +1,370 @@
+/* tlc_bench_tc — tlc's side of bench/run.sh for the tensor-core kernels:
+ * matmul (fp16, 4096^3: the 1-D grouped kernel of examples/matmul, which is
+ * the algorithm of Triton's matmul tutorial, over a few block configs) and
+ * the seed-004 fused attention (fp16, batch 4, 32 heads, head dim 64, N_CTX
+ * 1024 and 4096; forward causal and not, backward causal, the only mode the
+ * seed's backward has), launched through the runtime.
+ *
+ * Every case is checked before it is timed: matmul on 64 sampled rows of C
+ * against a double-precision reference (relative L2 2e-3), attention on the
+ * first and last (batch, head) against examples/common/ref.c (O 1e-2, M 1e-3,
+ * dQ/dK/dV 1e-2), outputs poisoned before the checked run.  Timing: median
+ * of `reps` event-timed launches, each after a 256 MB memset that evicts L2
+ * (as triton.testing.do_bench does).  The attention forward takes the
+ * kernel's own @triton.autotune configs (tlc_kernel_autotune); the backward
+ * time covers _attn_bwd_preprocess and _attn_bwd, as the peers' do.
+ * FLOPs counted as Triton's tutorials count them: matmul 2*M*N*K; attention
+ * forward 4*Z*H*N^2*D, halved when causal; backward 2.5 times the forward.
+ *
+ *   BENCH name=matmul_fp16 size=4096x4096x4096 config=b128x128x32/w4
+ *         tlc_tflops=159.4 time_us=862.1 rel_err=2.1e-04 status=PASS seed=N
+ *
+ * Options: --quick (N_CTX 1024 only, fewer matmul configs), --smoke (tiny
+ * sizes), --reps N (default 50), --warmup N, --seed N. */
+#include "examples/common/host.h"
+#include "examples/common/ref.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { FLUSH_BYTES = 256 << 20 };
+
+typedef struct Bench {
+  Ex ex;
+  tlc_devptr flush;
+  int reps, warmup;
+  int npass, nfail;
+} Bench;
+
+static void bench_line(Bench *b, const char *name, const char *size, const char *config, double flops,
+                       double t_us, double rel_err, bool pass) {
+  double tflops = t_us > 0 ? flops / (t_us * 1e6) : NAN;
+  printf("BENCH name=%s size=%s config=%s tlc_tflops=%.1f time_us=%.2f rel_err=%.2e status=%s seed=%" PRIu64
+         "\n",
+         name, size, config, tflops, t_us, rel_err, pass ? "PASS" : "FAIL", b->ex.seed);
+  fflush(stdout);
+  if (pass) b->npass++;
+  else b->nfail++;
+}
+
+static void bench_error(Bench *b, const char *name, const char *size, const char *config) {
+  printf("BENCH name=%s size=%s config=%s tlc_tflops=nan time_us=nan rel_err=nan status=ERROR seed=%" PRIu64
+         "\n",
+         name, size, config, b->ex.seed);
+  fflush(stdout);
+  b->nfail++;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* One timed step: up to two launches (attention's backward is two kernels). */
+typedef struct Step {
+  tlc_kernel *k[2];
+  unsigned grid[2][3];
+  const ExSig *sig[2];
+  int n;
+} Step;
+
+static void launch_step(Ex *ex, const Step *s) {
+  for (int i = 0; i < s->n; i++)
+    ex_ok(ex, tlc_launch(s->k[i], s->grid[i][0], s->grid[i][1], s->grid[i][2], NULL, s->sig[i]->args,
+                         s->sig[i]->nargs),
+          "tlc_launch");
+}
+
+/* Median event time of the step, L2 flushed before each. */
+static double time_step(Bench *b, const Step *s) {
+  Ex *ex = &b->ex;
+  for (int i = 0; i < b->warmup; i++) launch_step(ex, s);
+  ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after warm-up");
+  int reps = b->reps;
+  tlc_event **ev = ex_xmalloc(sizeof *ev * 2 * (size_t)reps);
+  for (int i = 0; i < 2 * reps; i++) ex_ok(ex, tlc_event_create(ex->rt, &ev[i]), "tlc_event_create");
+  for (int i = 0; i < reps; i++) {
+    ex_ok(ex, tlc_memset_d32(ex->rt, b->flush, (uint32_t)i, FLUSH_BYTES / 4), "tlc_memset_d32 (L2 flush)");
+    ex_ok(ex, tlc_event_record(ev[2 * i], NULL), "tlc_event_record");
+    launch_step(ex, s);
+    ex_ok(ex, tlc_event_record(ev[2 * i + 1], NULL), "tlc_event_record");
+  }
+  ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after timing");
+  double *t = ex_xmalloc(sizeof *t * (size_t)reps);
+  for (int i = 0; i < reps; i++) {
+    float ms;
+    ex_ok(ex, tlc_event_elapsed_ms(ev[2 * i], ev[2 * i + 1], &ms), "tlc_event_elapsed_ms");
+    t[i] = ms * 1e3;
+  }
+  for (int i = 0; i < 2 * reps; i++) tlc_event_destroy(ev[i]);
+  qsort(t, (size_t)reps, sizeof *t, cmp_double);
+  double med = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+  free(t), free(ev);
+  return med;
+}
+
+/* Relative L2 error of n device elements against ref; poison or non-finite
+ * values fail (returns +inf). */
+static double rel_err_of(const void *out, ExElem e, const double *ref, size_t n) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < n; i++) {
+    bool poison;
+    double v = ex_elem_value(out, e, i, &poison);
+    if (poison || !isfinite(v)) return INFINITY;
+    num += (v - ref[i]) * (v - ref[i]), den += ref[i] * ref[i];
+  }
+  return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* ---- matmul ---------------------------------------------------------------------- */
+
+typedef struct MmConfig {
+  int bm, bn, bk, group, warps;
+} MmConfig;
+
+static void bench_matmul(Bench *b, int64_t M, int64_t N, int64_t K, const MmConfig *cfg, int ncfg) {
+  Ex *ex = &b->ex;
+  char size[64];
+  snprintf(size, sizeof size, "%lldx%lldx%lld", (long long)M, (long long)N, (long long)K);
+  double *a = ex_xmalloc(sizeof(double) * (size_t)(M * K)), *bb = ex_xmalloc(sizeof(double) * (size_t)(K * N));
+  tlc_devptr da = ex_upload_random(ex, EX_F16, (size_t)(M * K), -1, 1, a);
+  tlc_devptr db = ex_upload_random(ex, EX_F16, (size_t)(K * N), -1, 1, bb);
+  ExOut dc = ex_out_alloc(ex, (size_t)(M * N) * 2);
+  /* 64 rows spread over C, their reference in double */
+  enum { ROWS = 64 };
+  int64_t rows[ROWS];
+  double *ref = ex_xmalloc(sizeof(double) * ROWS * (size_t)N);
+  for (int r = 0; r < ROWS; r++) {
+    rows[r] = (int64_t)(ex_rng_next(&ex->rng) % (uint64_t)M);
+    ref_matmul(a + rows[r] * K, bb, 1, N, K, ref + (size_t)r * N);
+  }
+  uint16_t *c = ex_xmalloc((size_t)(M * N) * 2);
+  double flops = 2.0 * (double)M * (double)N * (double)K;
+  for (int i = 0; i < ncfg; i++) {
+    const MmConfig *g = &cfg[i];
+    char config[48];
+    snprintf(config, sizeof config, "b%dx%dx%d/g%d/w%d", g->bm, g->bn, g->bk, g->group, g->warps);
+    ExSig sig;
+    ex_sig_init(&sig);
+    ex_sig_ptr(&sig, "fp16", da), ex_sig_ptr(&sig, "fp16", db), ex_sig_ptr(&sig, "fp16", dc.p);
+    ex_sig_int(&sig, M), ex_sig_int(&sig, N), ex_sig_int(&sig, K);
+    ex_sig_int(&sig, K), ex_sig_int(&sig, 1), ex_sig_int(&sig, N), ex_sig_int(&sig, 1);
+    ex_sig_int(&sig, N), ex_sig_int(&sig, 1);
+    ex_sig_const_int(&sig, g->bm), ex_sig_const_int(&sig, g->bn), ex_sig_const_int(&sig, g->bk);
+    ex_sig_const_int(&sig, g->group);
+    tlc_kernel_options opt = {.num_warps = g->warps};
+    tlc_kernel *k;
+    if (ex_kernel(ex, "matmul/grouped_matmul_1d.tile", "grouped_matmul_1d_kernel", sig.text, &opt, &k) !=
+        TLC_OK) {
+      bench_error(b, "matmul_fp16", size, config);
+      continue;
+    }
+    Step s = {.k = {k}, .grid = {{(unsigned)(ex_cdiv(M, g->bm) * ex_cdiv(N, g->bn)), 1, 1}}, .sig = {&sig}, .n = 1};
+    ex_poison(ex, &dc);
+    launch_step(ex, &s);
+    ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
+    ex_download(ex, c, dc.p, dc.bytes);
+    double num = 0, den = 0;
+    bool bad = false;
+    for (int r = 0; r < ROWS; r++)
+      for (int64_t j = 0; j < N; j++) {
+        bool poison;
+        double v = ex_elem_value(c, EX_F16, (size_t)(rows[r] * N + j), &poison), w = ref[(size_t)r * N + j];
+        if (poison || !isfinite(v)) bad = true;
+        num += (v - w) * (v - w), den += w * w;
+      }
+    double rel = bad ? INFINITY : sqrt(num / den);
+    double t = time_step(b, &s);
+    bench_line(b, "matmul_fp16", size, config, flops, t, rel, rel < 2e-3);
+  }
+  free(c), free(ref), free(a), free(bb);
+  ex_out_free(ex, &dc);
+  ex_free(ex, da), ex_free(ex, db);
+}
+
+/* ---- attention (seed 004) ------------------------------------------------------ */
+
+static const char *ATT_TILE = "attention/fused_attention.tile";
+
+typedef struct AttGrid {
+  int N, ZH;
+} AttGrid;
+
+static void att_fwd_grid(const tlc_kernel *k, void *user, unsigned g[3]) {
+  const AttGrid *c = user;
+  int64_t bm = 128;
+  tlc_kernel_constexpr_int(k, "BLOCK_M", &bm);
+  g[0] = (unsigned)ex_cdiv(c->N, bm), g[1] = (unsigned)c->ZH, g[2] = 1;
+}
+
+/* fp16 copy of v on the device */
+static tlc_devptr dev_f16(Ex *ex, const double *v, size_t n) {
+  uint16_t *h = ex_xmalloc(n * 2);
+  for (size_t i = 0; i < n; i++) h[i] = ex_f32_to_f16((float)v[i]);
+  tlc_devptr d = ex_alloc(ex, n * 2);
+  ex_upload(ex, d, h, n * 2);
+  free(h);
+  return d;
+}
+
+static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
+  Ex *ex = &b->ex;
+  size_t n = (size_t)Z * H * N * D, nm = (size_t)Z * H * N, hd = (size_t)N * D;
+  double scale = 0.5;
+  char size[64];
+  snprintf(size, sizeof size, "Z%dH%dN%dD%d%s", Z, H, N, D, causal ? "-causal" : "");
+  double *q = ex_xmalloc(n * 8), *k = ex_xmalloc(n * 8), *v = ex_xmalloc(n * 8), *dout = ex_xmalloc(n * 8);
+  tlc_devptr Q = ex_upload_random(ex, EX_F16, n, -1, 1, q), K = ex_upload_random(ex, EX_F16, n, -1, 1, k);
+  tlc_devptr V = ex_upload_random(ex, EX_F16, n, -1, 1, v), DO = ex_upload_random(ex, EX_F16, n, -1, 1, dout);
+  ExOut O = ex_out_alloc(ex, n * 2), M = ex_out_alloc(ex, nm * 4);
+  /* reference for the first and the last (batch, head) */
+  const size_t heads[2] = {0, (size_t)Z * H - 1};
+  double *ro = ex_xmalloc(2 * hd * 8), *rm = ex_xmalloc(2 * (size_t)N * 8);
+  double *rdq = ex_xmalloc(2 * hd * 8), *rdk = ex_xmalloc(2 * hd * 8), *rdv = ex_xmalloc(2 * hd * 8);
+  for (int i = 0; i < 2; i++) {
+    size_t h = heads[i];
+    ref_attention_head(q + h * hd, k + h * hd, v + h * hd, causal ? dout + h * hd : NULL, N, D, causal, scale,
+                       ro + i * hd, rm + (size_t)i * N, rdq + i * hd, rdk + i * hd, rdv + i * hd);
+  }
+  double fwd_flops = 4.0 * Z * H * (double)N * N * D * (causal ? 0.5 : 1.0);
+
+  ExSig s;
+  ex_sig_init(&s);
+  ex_sig_ptr(&s, "fp16", Q), ex_sig_ptr(&s, "fp16", K), ex_sig_ptr(&s, "fp16", V);
+  ex_sig_const(&s, "fp32");
+  s.args[s.nargs++] = TLC_F32(scale);
+  ex_sig_ptr(&s, "fp32", M.p), ex_sig_ptr(&s, "fp16", O.p);
+  for (int t = 0; t < 4; t++) ex_sig_int(&s, (int64_t)H * N * D), ex_sig_int(&s, (int64_t)N * D), ex_sig_int(&s, D), ex_sig_int(&s, 1);
+  ex_sig_int(&s, Z), ex_sig_int(&s, H), ex_sig_int(&s, N);
+  ex_sig_const_int(&s, D);
+  ex_sig_const(&s, "_"), ex_sig_const(&s, "_");
+  ex_sig_const_int(&s, causal ? 3 : 1);
+  AttGrid gc = {N, Z * H};
+  tlc_kernel *fwd;
+  char path[4096];
+  if (tlc_kernel_autotune(ex->rt, ex_tile_path(ATT_TILE, path, sizeof path), "_attn_fwd", s.text, NULL,
+                          att_fwd_grid, &gc, s.args, s.nargs, &fwd) != TLC_OK) {
+    fprintf(stderr, "tlc_bench_tc: autotune: %s\n", tlc_runtime_error(ex->rt));
+    bench_error(b, "attn_fwd", size, "-");
+    goto done;
+  }
+  int64_t bm, bn;
+  tlc_kernel_constexpr_int(fwd, "BLOCK_M", &bm), tlc_kernel_constexpr_int(fwd, "BLOCK_N", &bn);
+  char config[48];
+  snprintf(config, sizeof config, "tuned:b%dx%d/w%d", (int)bm, (int)bn, tlc_kernel_num_warps(fwd));
+  Step sf = {.k = {fwd}, .sig = {&s}, .n = 1};
+  att_fwd_grid(fwd, &gc, sf.grid[0]);
+  ex_poison(ex, &O), ex_poison(ex, &M);
+  launch_step(ex, &sf);
+  ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
+  uint16_t *ho = ex_xmalloc(n * 2);
+  float *hm = ex_xmalloc(nm * 4);
+  ex_download(ex, ho, O.p, n * 2), ex_download(ex, hm, M.p, nm * 4);
+  double err_o = 0, err_m = 0;
+  for (int i = 0; i < 2; i++) {
+    err_o = fmax(err_o, rel_err_of(ho + heads[i] * hd, EX_F16, ro + i * hd, hd));
+    err_m = fmax(err_m, rel_err_of(hm + heads[i] * N, EX_F32, rm + (size_t)i * N, (size_t)N));
+  }
+  double t = time_step(b, &sf);
+  bench_line(b, "attn_fwd", size, config, fwd_flops, t, fmax(err_o, err_m), err_o < 1e-2 && err_m < 1e-3);
+
+  if (causal) {
+    /* the seed host's backward: K pre-scaled by sm_scale / ln 2, preprocess
+     * with PRE_BLOCK 128, _attn_bwd with (32, 128, 128, 32), slice factor 2,
+     * 4 warps, 5 stages, grid (N / 128, 1, Z * H) */
+    double *ks = ex_xmalloc(n * 8);
+    for (size_t i = 0; i < n; i++) ks[i] = ex_f16_to_f32(ex_f32_to_f16((float)(k[i] * (scale * 1.4426950408889634))));
+    tlc_devptr KS = dev_f16(ex, ks, n);
+    free(ks);
+    ExOut DQ = ex_out_alloc(ex, n * 2), DK = ex_out_alloc(ex, n * 2), DV = ex_out_alloc(ex, n * 2);
+    tlc_devptr DELTA = ex_alloc(ex, nm * 4);
+    ExSig p, bs;
+    ex_sig_init(&p);
+    ex_sig_ptr(&p, "fp16", O.p), ex_sig_ptr(&p, "fp16", DO), ex_sig_ptr(&p, "fp32", DELTA);
+    ex_sig_int(&p, Z), ex_sig_int(&p, H), ex_sig_int(&p, N);
+    ex_sig_const_int(&p, 128), ex_sig_const_int(&p, D);
+    ex_sig_init(&bs);
+    ex_sig_ptr(&bs, "fp16", Q), ex_sig_ptr(&bs, "fp16", KS), ex_sig_ptr(&bs, "fp16", V);
+    ex_sig_const(&bs, "fp32");
+    bs.args[bs.nargs++] = TLC_F32(scale);
+    ex_sig_ptr(&bs, "fp16", DO), ex_sig_ptr(&bs, "fp16", DQ.p), ex_sig_ptr(&bs, "fp16", DK.p);
+    ex_sig_ptr(&bs, "fp16", DV.p), ex_sig_ptr(&bs, "fp32", M.p), ex_sig_ptr(&bs, "fp32", DELTA);
+    ex_sig_int(&bs, (int64_t)H * N * D), ex_sig_int(&bs, (int64_t)N * D), ex_sig_int(&bs, D), ex_sig_int(&bs, 1);
+    ex_sig_int(&bs, H), ex_sig_int(&bs, N);
+    ex_sig_const_int(&bs, 32), ex_sig_const_int(&bs, 128), ex_sig_const_int(&bs, 128), ex_sig_const_int(&bs, 32);
+    ex_sig_const_int(&bs, 2), ex_sig_const_int(&bs, D);
+    tlc_kernel_options bopt = {.num_warps = 4, .num_stages = 5};
+    tlc_kernel *pre, *bwd;
+    if (ex_kernel(ex, ATT_TILE, "_attn_bwd_preprocess", p.text, NULL, &pre) != TLC_OK ||
+        ex_kernel(ex, ATT_TILE, "_attn_bwd", bs.text, &bopt, &bwd) != TLC_OK) {
+      bench_error(b, "attn_bwd", size, "b32x128x128x32/w4");
+    } else {
+      Step sb = {.k = {pre, bwd},
+                 .grid = {{(unsigned)(N / 128), (unsigned)(Z * H), 1}, {(unsigned)(N / 128), 1, (unsigned)(Z * H)}},
+                 .sig = {&p, &bs}, .n = 2};
+      ex_poison(ex, &DQ), ex_poison(ex, &DK), ex_poison(ex, &DV);
+      launch_step(ex, &sb);
+      ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
+      double err = 0;
+      const ExOut *outs[3] = {&DQ, &DK, &DV};
+      const double *refs[3] = {rdq, rdk, rdv};
+      for (int o = 0; o < 3; o++) {
+        ex_download(ex, ho, outs[o]->p, n * 2);
+        for (int i = 0; i < 2; i++) err = fmax(err, rel_err_of(ho + heads[i] * hd, EX_F16, refs[o] + i * hd, hd));
+      }
+      double tb = time_step(b, &sb);
+      bench_line(b, "attn_bwd", size, "b32x128x128x32/w4", 2.5 * fwd_flops, tb, err, err < 1e-2);
+    }
+    ex_free(ex, KS), ex_free(ex, DELTA);
+    ex_out_free(ex, &DQ), ex_out_free(ex, &DK), ex_out_free(ex, &DV);
+  }
+  free(ho), free(hm);
+done:
+  ex_out_free(ex, &O), ex_out_free(ex, &M);
+  ex_free(ex, Q), ex_free(ex, K), ex_free(ex, V), ex_free(ex, DO);
+  free(q), free(k), free(v), free(dout), free(ro), free(rm), free(rdq), free(rdk), free(rdv);
+}
+
+int main(int argc, char **argv) {
+  Bench b = {0};
+  b.reps = 50;
+  b.warmup = 5;
+  bool quick = false, smoke = false;
+  char *rest[64];
+  int nrest = 0;
+  rest[nrest++] = argv[0];
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) quick = true;
+    else if (!strcmp(argv[i], "--smoke")) smoke = true;
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) b.reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) b.warmup = atoi(argv[++i]);
+    else if (nrest < 63) rest[nrest++] = argv[i];
+  }
+  if (b.reps < 10) b.reps = 10;
+  if (b.warmup < 1) b.warmup = 1;
+  rest[nrest] = NULL;
+  ex_open(&b.ex, nrest, rest, "tlc_bench_tc");
+  b.flush = ex_alloc(&b.ex, FLUSH_BYTES);
+
+  static const MmConfig mm[] = {
+      {128, 128, 32, 8, 4}, {128, 128, 64, 8, 4}, {128, 256, 64, 8, 8}, {64, 256, 32, 8, 4}, {128, 64, 32, 8, 4},
+  };
+  if (smoke) {
+    bench_matmul(&b, 512, 512, 512, mm, 1);
+    bench_attention(&b, 1, 2, 256, 64, true);
+  } else {
+    bench_matmul(&b, 4096, 4096, 4096, mm, quick ? 2 : (int)(sizeof mm / sizeof *mm));
+    static const int ns[] = {1024, 4096};
+    for (int i = 0; i < (quick ? 1 : 2); i++) {
+      bench_attention(&b, 4, 32, ns[i], 64, false);
+      bench_attention(&b, 4, 32, ns[i], 64, true);
+    }
+  }
+  ex_free(&b.ex, b.flush);
+  b.ex.nfail = b.nfail;
+  b.ex.npass = b.npass;
+  return ex_finish(&b.ex);
+}
