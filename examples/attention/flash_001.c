@@ -10,8 +10,8 @@
  *                      flash_bwd_kernel (dK, dV per key tile; dQ summed with
  *                      tl.atomic_add into a zeroed fp32 buffer).
  *
- * Tensors (batch, n, d) contiguous, Q/K/V/dO uniform in [-1, 1] in fp16 or
- * fp32, scale 1/sqrt(d), tiles min(16, n) as the seed's host; O in the input
+ * Tensors (batch, n, d) contiguous, Q/K/V/dO uniform in [-1, 1] in fp16,
+ * bf16 or fp32, scale 1/sqrt(d), tiles min(16, n) as the seed's host; O in the input
  * dtype, L (natural logsumexp) fp32, dQ/dK/dV fp32 (zeros_like(..., float32)).
  * The backward runs on the forward's own O and L, as the seed's does.
  * Version 2 lets zero-padded keys into a non-causal softmax, so its
@@ -28,7 +28,7 @@
 #include <string.h>
 
 typedef struct Fa {
-  const char *dtype;   /* "fp16" or "fp32" */
+  const char *dtype;   /* "fp16", "bf16" or "fp32" */
   int B, N, D;
   bool causal;
   int version;         /* forward 1 or 2 */
@@ -163,9 +163,11 @@ int main(int argc, char **argv) {
       {"fp16", 2, 200, 64, true, 1, true},    /* not a multiple of the tiles */
       {"fp16", 1, 100, 128, false, 1, true},
       {"fp32", 2, 130, 64, true, 1, true},
+      {"bf16", 2, 160, 64, true, 1, true},
       {"fp16", 2, 256, 64, false, 2, false},
       {"fp16", 2, 200, 64, true, 2, false},   /* causal: any length */
       {"fp32", 1, 96, 128, true, 2, false},
+      {"bf16", 1, 128, 64, false, 2, false},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run(&ex, &cases[i]);
   return ex_finish(&ex);
