@@ -97,6 +97,8 @@ typedef struct ParseState {
   char buf_val[32];      /* the held token's semantic value (a YYSTYPE fits) */
   Loc last_end;          /* zero-width Loc just past the last real token */
   bool nesting_reported, indent_depth_reported, tab_error_reported;
+  VEC(int) too_deep_lines; /* lines indented past the limit: their INDENT was
+                              swallowed, so no "expected an indented block" */
 
   /* for messages */
   Loc tok_loc;           /* the most recent token handed to the parser */

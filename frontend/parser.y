@@ -1016,8 +1016,11 @@ static void parse_header(ParseState *ps, const char *what, Loc kw) {
  * indented), else the body is empty. */
 static Block parse_missing_block(ParseState *ps, Loc at, StmtList *unindented) {
   if (unindented && unindented->v.len) at = lex_point(unindented->v.data[0]->loc);
-  parse_error(ps, at, "expected an indented block after %s on line %d",
-              ps->hdr_what ? ps->hdr_what : "this statement", ps->hdr_line);
+  bool swallowed = false;
+  for (int i = 0; i < ps->too_deep_lines.len; i++) swallowed |= ps->too_deep_lines.data[i] == at.line;
+  if (!swallowed)
+    parse_error(ps, at, "expected an indented block after %s on line %d",
+                ps->hdr_what ? ps->hdr_what : "this statement", ps->hdr_line);
   return unindented ? parse_block(ps, unindented) : (Block){0};
 }
 

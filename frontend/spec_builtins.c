@@ -149,8 +149,9 @@ static Value *splat_constant(Spec *s, SVal *value, const Type *elem, int rank, c
     spec_error(s, loc, "cannot fill a pointer tensor with a number");
     return NULL;
   }
-  int64_t x = value->kind == SV_FLOAT ? (int64_t)value->f : value->i;
-  return irb_const_int(&s->b, t, elem->dtype == DT_I1 ? x != 0 : x);
+  int64_t x = value->kind == SV_FLOAT ? spec_float_to_int(value->f) : value->i;
+  if (elem->dtype == DT_I1) x = value->kind == SV_FLOAT ? value->f != 0 : x != 0;
+  return irb_const_int(&s->b, t, x);
 }
 
 static SVal *b_zeros(Spec *s, SVal **v, CallArgs *a) {
@@ -307,7 +308,8 @@ static SVal *b_load(Spec *s, SVal **v, CallArgs *a) {
         }
         mask = spec_to_bool(s, mask, loc);
         if (!p->type->rank && mask->type->rank) p = spec_broadcast_to(s, p, mask->type->rank, mask->type->shape, loc);
-        else mask = spec_broadcast_to(s, mask, p->type->rank, p->type->shape, loc);
+        else mask = spec_broadcast_to_as(s, mask, p->type->rank, p->type->shape, argloc(a, 1), "the mask",
+                                         "the pointers'");
         if (!p || !mask) return s->poison;
       }
     }
@@ -321,7 +323,8 @@ static SVal *b_load(Spec *s, SVal **v, CallArgs *a) {
       } else {
         const Type *oe = elem->dtype == DT_I1 ? ty_scalar(ctx(s), DT_I8) : elem;
         other = sv_to_value_as(s, v[2], oe, argloc(a, 2));
-        if (other) other = spec_broadcast_to(s, other, p->type->rank, p->type->shape, loc);
+        if (other) other = spec_broadcast_to_as(s, other, p->type->rank, p->type->shape, argloc(a, 2),
+                                                "'other'", "the pointers'");
         if (!other) return s->poison;
       }
     }
@@ -391,7 +394,8 @@ static SVal *b_store(Spec *s, SVal **v, CallArgs *a) {
         spec_error(s, argloc(a, 2), "a tensor mask needs a tensor of pointers");
         return s->poison;
       }
-      mask = spec_broadcast_to(s, mask, p->type->rank, p->type->shape, loc);
+      mask = spec_broadcast_to_as(s, mask, p->type->rank, p->type->shape, argloc(a, 2), "the mask",
+                                  "the pointers'");
       if (!mask) return s->poison;
     }
   }
@@ -408,7 +412,8 @@ static SVal *b_store(Spec *s, SVal **v, CallArgs *a) {
   Value *val = sv_to_value(s, v[1], argloc(a, 1), "the stored value");
   if (!val) return s->poison;
   val = spec_cast(s, val, elem, argloc(a, 1));
-  if (val) val = spec_broadcast_to(s, val, p->type->rank, p->type->shape, argloc(a, 1));
+  if (val) val = spec_broadcast_to_as(s, val, p->type->rank, p->type->shape, argloc(a, 1), "the stored value",
+                                     "the pointers'");
   if (!val) return s->poison;
   Value *ops[3] = {p, val, mask};
   spec_at(s, loc);
@@ -857,8 +862,8 @@ static SVal *reduce(Spec *s, SVal **v, CallArgs *a, CombineKind k, const char *n
     return sv_tensor(s, x);
   }
   int64_t ax;
-  if (!sv_const_int(s, v[1], a->loc, "axis", &ax)) return s->poison;
-  int axis = norm_axis(s, ax, rank, a->loc);
+  if (!sv_const_int(s, v[1], argloc(a, 1), "axis", &ax)) return s->poison;
+  int axis = norm_axis(s, ax, rank, argloc(a, 1));
   if (axis < 0) return s->poison;
   Value *r = reduce_axis(s, x, axis, k, a->loc, &idx);
   if (keep) {
@@ -1104,6 +1109,10 @@ static SVal *b_cdiv(Spec *s, SVal **v, CallArgs *a) {
       return s->poison;
     }
     int64_t x = v[0]->i, d = v[1]->i;
+    if (x == INT64_MIN && d == -1) {
+      spec_error(s, a->loc, "integer overflow in constexpr cdiv (values are 64-bit)");
+      return s->poison;
+    }
     int64_t q = x / d;
     if ((x % d != 0) && ((x < 0) == (d < 0))) q++;
     return sv_int(s, q);
@@ -1252,8 +1261,9 @@ static SVal *py_int(Spec *s, SVal **v, CallArgs *a) {
   if (!x) return sv_int(s, 0);
   if (is_poison(x)) return x;
   if (x->kind == SV_FLOAT) {
-    if (x->f != x->f || isinf(x->f)) {
-      spec_error(s, argloc(a, 0), "cannot convert %g to an integer", x->f);
+    /* the range check also catches NaN; 2^63 itself does not fit */
+    if (!(x->f >= -9223372036854775808.0 && x->f < 9223372036854775808.0)) {
+      spec_error(s, argloc(a, 0), "cannot convert %g to an integer (it does not fit in 64 bits)", x->f);
       return s->poison;
     }
     return sv_int(s, (int64_t)x->f);
@@ -1313,7 +1323,13 @@ static SVal *py_len(Spec *s, SVal **v, CallArgs *a) {
 
 static SVal *py_abs(Spec *s, SVal **v, CallArgs *a) {
   if (is_poison(v[0])) return v[0];
-  if (v[0]->kind == SV_INT) return sv_int(s, v[0]->i < 0 ? -v[0]->i : v[0]->i);
+  if (v[0]->kind == SV_INT) {
+    if (v[0]->i == INT64_MIN) {
+      spec_error(s, a->loc, "integer overflow in constexpr abs() (values are 64-bit)");
+      return s->poison;
+    }
+    return sv_int(s, v[0]->i < 0 ? -v[0]->i : v[0]->i);
+  }
   if (v[0]->kind == SV_FLOAT) return sv_float(s, fabs(v[0]->f));
   return b_abs(s, v, a);
 }
@@ -1335,9 +1351,15 @@ static SVal *py_range(Spec *s, SVal **v, CallArgs *a) {
     return s->poison;
   }
   VEC(SVal *) items = {0};
-  for (int64_t i = lo; st > 0 ? i < hi : i > hi; i += st) {
+  for (int64_t i = lo; st > 0 ? i < hi : i > hi;) {
+    if (items.len == SPEC_MAX_TUPLE) {
+      spec_error(s, a->loc, "range() evaluated at compile time gives more than %d values",
+                 SPEC_MAX_TUPLE);
+      VEC_FREE(items);
+      return s->poison;
+    }
     VEC_PUSH(items, sv_int(s, i));
-    if (items.len > 65536) break;
+    if (__builtin_add_overflow(i, st, &i)) break;
   }
   SVal *r = sv_tuple(s, items.data, items.len, true);
   VEC_FREE(items);
@@ -1667,6 +1689,14 @@ static SVal *typeobj(Spec *s, const Type *t, SVal *owner) {
   return v;
 }
 
+/* Methods of tensors (x.to(...), x.sum(0)), each a builtin of the table. */
+static const char *const tensor_methods[] = {
+    "to", "trans", "permute", "reshape", "view", "expand_dims", "broadcast_to", "sum", "max",
+    "min", "argmax", "argmin", "xor_sum", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs",
+    "sin", "cos", "floor", "ceil", "erf", "sigmoid", "softmax", "cast", "advance", "store",
+    "load", "fma", "cdiv", "where", "multiple_of", "max_contiguous", "atomic_add", "atomic_max",
+    "atomic_min", NULL};
+
 SVal *spec_value_attr(Spec *s, SVal *v, const char *name, Loc loc) {
   if (is_poison(v)) return v;
   switch (v->kind) {
@@ -1685,14 +1715,8 @@ SVal *spec_value_attr(Spec *s, SVal *v, const char *name, Loc loc) {
       CallArgs a = {.loc = loc};
       return b_trans(s, argv, &a);
     }
-    static const char *const methods[] = {
-        "to", "trans", "permute", "reshape", "view", "expand_dims", "broadcast_to", "sum", "max",
-        "min", "argmax", "argmin", "xor_sum", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs",
-        "sin", "cos", "floor", "ceil", "erf", "sigmoid", "softmax", "cast", "advance", "store",
-        "load", "fma", "cdiv", "where", "multiple_of", "max_contiguous", "atomic_add", "atomic_max",
-        "atomic_min", NULL};
-    for (int i = 0; methods[i]; i++)
-      if (!strcmp(methods[i], name)) return method(s, v, name);
+    for (int i = 0; tensor_methods[i]; i++)
+      if (!strcmp(tensor_methods[i], name)) return method(s, v, name);
     break;
   }
   case SV_BLOCKPTR:
@@ -1737,5 +1761,66 @@ SVal *spec_value_attr(Spec *s, SVal *v, const char *name, Loc loc) {
     break;
   }
   spec_error(s, loc, "a %s has no attribute '%s'", sv_kind_name(v), name);
+  const char *near = spec_suggest_attr(s, v, name);
+  if (near) spec_note(s, loc, "did you mean '%s'?", near);
   return s->poison;
+}
+
+/* ---- "did you mean" for attributes ------------------------------------------------------------- */
+
+typedef struct Nearest {
+  const char *name;
+  const char *best;
+  int bestd;
+} Nearest;
+
+static void consider(Nearest *n, const char *cand) {
+  if (!cand || !strcmp(cand, n->name)) return;
+  int d = spec_edit_distance(n->name, cand);
+  if (d < n->bestd) n->bestd = d, n->best = cand;
+}
+
+const char *spec_suggest_attr(Spec *s, const SVal *base, const char *name) {
+  (void)s;
+  int limit = (int)(strlen(name) + 2) / 3 + 1; /* close enough to be a typo */
+  Nearest n = {name, NULL, limit > 3 ? 3 : limit};
+  switch (base->kind) {
+  case SV_MODULE:
+    if (!strcmp(base->s, "triton")) {
+      static const char *const names[] = {"language", "cdiv", "next_power_of_2", "Config", "jit",
+                                          "autotune", "heuristics", "runtime", NULL};
+      for (int i = 0; names[i]; i++) consider(&n, names[i]);
+    } else if (is_lang_module(base->s) || is_math_module(base->s)) {
+      for (int i = 0; i < NBUILTINS; i++) {
+        const char *b = builtins[i].name;
+        if (!strncmp(b, "py.", 3) || !strcmp(b, "float") || !strcmp(b, "int") || !strcmp(b, "bool") ||
+            !strcmp(b, "len") || !strcmp(b, "print") || !strcmp(b, "tuple") || !strcmp(b, "list") ||
+            !strcmp(b, "filter"))
+          continue;
+        consider(&n, !strncmp(b, "tl.", 3) ? b + 3 : b);
+      }
+      if (is_lang_module(base->s)) {
+        for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++) consider(&n, dtype_names[i].name);
+        consider(&n, "constexpr"), consider(&n, "math"), consider(&n, "extra");
+      }
+    }
+    break;
+  case SV_TENSOR:
+    for (int i = 0; tensor_methods[i]; i++) consider(&n, tensor_methods[i]);
+    consider(&n, "dtype"), consider(&n, "type"), consider(&n, "shape"), consider(&n, "numel");
+    break;
+  case SV_BLOCKPTR:
+    consider(&n, "advance"), consider(&n, "type"), consider(&n, "dtype");
+    break;
+  case SV_DTYPE: case SV_TYPEOBJ:
+    consider(&n, "element_ty"), consider(&n, "scalar"), consider(&n, "primitive_bitwidth");
+    if (base->kind == SV_TYPEOBJ) consider(&n, "shape");
+    break;
+  case SV_CONFIG:
+    consider(&n, "kwargs"), consider(&n, "num_warps"), consider(&n, "num_stages");
+    break;
+  default:
+    break;
+  }
+  return n.best;
 }

@@ -68,6 +68,14 @@ static SVal *eval_name(Spec *s, Scope *sc, const Expr *e) {
   return s->poison;
 }
 
+/* `tl` or `triton.language` as written, for messages; NULL for other shapes. */
+static const char *dotted_name(Spec *s, const Expr *e) {
+  if (e->kind == EX_NAME) return e->name;
+  if (e->kind != EX_ATTR) return NULL;
+  const char *base = dotted_name(s, e->value);
+  return base ? arena_printf(s->arena, "%s.%s", base, e->name) : NULL;
+}
+
 static SVal *eval_attr(Spec *s, Scope *sc, const Expr *e) {
   SVal *base = spec_eval(s, sc, e->value);
   if (is_poison(base)) return base;
@@ -75,6 +83,10 @@ static SVal *eval_attr(Spec *s, Scope *sc, const Expr *e) {
     SVal *v = spec_module_attr(s, base->s, e->name);
     if (v) return v;
     spec_error(s, e->loc, "module '%s' has no attribute '%s'", base->s, e->name);
+    const char *near = spec_suggest_attr(s, base, e->name);
+    const char *prefix = dotted_name(s, e->value);
+    if (near && prefix) spec_note(s, e->loc, "did you mean '%s.%s'?", prefix, near);
+    else if (near) spec_note(s, e->loc, "did you mean '%s'?", near);
     return s->poison;
   }
   return spec_value_attr(s, base, e->name, e->loc);
@@ -194,6 +206,11 @@ static SVal *eval_subscript(Spec *s, Scope *sc, const Expr *e) {
       int n = 0;
       for (int i = 0; i < e->nitems; i++) n += kinds[i] == IDX_NEWAXIS;
       if (n == 0) return base;
+      if (n > IR_MAX_RANK) {
+        spec_error(s, e->loc, "indexing gives a rank-%d tensor; at most %d dims are supported", n,
+                   IR_MAX_RANK);
+        return s->poison;
+      }
       spec_at(s, e->loc);
       int64_t shape[IR_MAX_RANK];
       for (int i = 0; i < n && i < IR_MAX_RANK; i++) shape[i] = one;
@@ -218,11 +235,17 @@ static SVal *eval_subscript(Spec *s, Scope *sc, const Expr *e) {
       if (st < 0) lo = base->n - 1, hi = -1 - base->n;
       if (it->lo && !sv_const_int(s, v = spec_eval(s, sc, it->lo), it->lo->loc, "slice start", &lo)) return s->poison;
       if (it->hi && !sv_const_int(s, v = spec_eval(s, sc, it->hi), it->hi->loc, "slice end", &hi)) return s->poison;
-      if (lo < 0) lo += base->n;
-      if (hi < 0) hi += base->n;
+      /* clamp as CPython's PySlice_AdjustIndices does */
+      int64_t n = base->n;
+      if (lo < 0) lo = lo + n < 0 ? (st < 0 ? -1 : 0) : lo + n;
+      else if (lo >= n) lo = st < 0 ? n - 1 : n;
+      if (hi < 0) hi = hi + n < 0 ? (st < 0 ? -1 : 0) : hi + n;
+      else if (hi >= n) hi = st < 0 ? n - 1 : n;
       VEC(SVal *) out = {0};
-      for (int64_t i = lo; st > 0 ? i < hi : i > hi; i += st)
-        if (i >= 0 && i < base->n) VEC_PUSH(out, base->items[i]);
+      for (int64_t i = lo; st > 0 ? i < hi : i > hi;) {
+        VEC_PUSH(out, base->items[i]);
+        if (__builtin_add_overflow(i, st, &i)) break;
+      }
       SVal *r = sv_tuple(s, out.data, out.len, base->is_list);
       VEC_FREE(out);
       return r;
@@ -324,6 +347,7 @@ static SVal *eval_comprehension(Spec *s, Scope *sc, const Expr *e) {
   bool ok = true;
   seqs[0] = NULL;
   while (level >= 0 && ok) {
+    if (!spec_step(s, e->loc, 1)) { ok = false; break; }
     if (!seqs[level]) {
       SVal *it = spec_eval(s, &inner, e->fors[level].iter);
       if (is_poison(it)) { ok = false; break; }
@@ -366,7 +390,11 @@ static SVal *eval_comprehension(Spec *s, Scope *sc, const Expr *e) {
     SVal *v = spec_eval(s, &inner, e->value);
     if (is_poison(v)) { ok = false; break; }
     VEC_PUSH(out, v);
-    if (out.len > 65536) { spec_error(s, e->loc, "comprehension too large"); ok = false; break; }
+    if (out.len > SPEC_MAX_TUPLE) {
+      spec_error(s, e->loc, "the comprehension makes more than %d items", SPEC_MAX_TUPLE);
+      ok = false;
+      break;
+    }
     idx[level]++;
   }
   SVal *r = ok ? sv_tuple(s, out.data, out.len, true) : s->poison;
@@ -375,7 +403,23 @@ static SVal *eval_comprehension(Spec *s, Scope *sc, const Expr *e) {
   return r;
 }
 
+static SVal *eval(Spec *s, Scope *sc, const Expr *e);
+
 SVal *spec_eval(Spec *s, Scope *sc, const Expr *e) {
+  if (!spec_step(s, e->loc, 1)) return s->poison;
+  if (s->eval_depth >= SPEC_MAX_EVAL_DEPTH) {
+    spec_error(s, e->loc, "evaluation nested too deeply (more than %d levels, counting inlined "
+               "calls)", SPEC_MAX_EVAL_DEPTH);
+    s->over_budget = true;
+    return s->poison;
+  }
+  s->eval_depth++;
+  SVal *v = eval(s, sc, e);
+  s->eval_depth--;
+  return v;
+}
+
+static SVal *eval(Spec *s, Scope *sc, const Expr *e) {
   switch (e->kind) {
   case EX_NAME: return eval_name(s, sc, e);
   case EX_INT: return sv_int(s, e->ival);

@@ -80,6 +80,17 @@ typedef struct Frame {
   int runtime_depth;            /* nesting of runtime if/for/while */
 } Frame;
 
+/* Limits on compile-time work, so that no input makes specialization run
+ * (or allocate) without bound: `tl.static_range` nests, comprehensions,
+ * tuple arithmetic and helper inlining all count against them.  Exceeding
+ * one is a located error, reported once; evaluation then stops quietly. */
+enum {
+  SPEC_MAX_TUPLE = 65536,     /* items in one constexpr tuple or list */
+  SPEC_MAX_STEPS = 1000000,   /* statements run + expressions evaluated + tuple items made */
+  SPEC_MAX_OPS = 200000,      /* tile IR ops of the specialized kernel */
+  SPEC_MAX_EVAL_DEPTH = 2000, /* nested evaluations, across inlined helpers */
+};
+
 typedef struct Spec {
   const Module *ast;
   const SpecRequest *req;
@@ -92,7 +103,19 @@ typedef struct Spec {
   Frame *frames[64];
   int depth;
   SVal *poison, *none, *true_, *false_;
+  Loc arg_sig_loc[64];          /* signature entry of each IR argument (for notes) */
+  int64_t steps;                /* compile-time work so far (SPEC_MAX_STEPS) */
+  int eval_depth;               /* spec_eval nesting (SPEC_MAX_EVAL_DEPTH) */
+  bool over_budget;             /* a limit was hit and reported: stop evaluating */
 } Spec;
+
+/* When v is a kernel argument (a runtime parameter), a note at its
+ * signature entry saying how to make it a compile-time value. */
+void spec_note_runtime_param(Spec *s, const Value *v);
+
+/* Count n units of compile-time work at loc; false (after reporting once)
+ * when a limit is exceeded. */
+bool spec_step(Spec *s, Loc loc, int64_t n);
 
 /* ---- spec_values.c: values, conversions, Triton's typing rules ---------- */
 
@@ -106,6 +129,7 @@ SVal *sv_dtype(Spec *s, const Type *t);
 SVal *sv_tuple(Spec *s, SVal **items, int n, bool is_list);
 const char *sv_kind_name(const SVal *v);       /* "int", "tensor", "block pointer", ... */
 void sv_describe(Spec *s, StrBuf *sb, const SVal *v); /* for messages: "tensor<128xf32>" */
+const char *sv_text(Spec *s, const SVal *v);          /* the same as an arena string */
 
 bool sv_is_constexpr(const SVal *v);
 bool sv_is_number(const SVal *v);              /* bool, int, float constexpr */
@@ -125,6 +149,10 @@ const Type *val_elem(Spec *s, Value *v);        /* element type */
  * splat); reports "incompatible shapes" at loc. */
 bool spec_broadcast_pair(Spec *s, Value **a, Value **b, Loc loc, const char *opname);
 Value *spec_broadcast_to(Spec *s, Value *v, int rank, const int64_t *shape, Loc loc);
+/* The same, naming the operand in the message: "<what> has shape [16, 32],
+ * which does not broadcast to <target> shape [128]". */
+Value *spec_broadcast_to_as(Spec *s, Value *v, int rank, const int64_t *shape, Loc loc,
+                            const char *what, const char *target);
 /* Cast v to element type `elem` keeping its shape. */
 Value *spec_cast(Spec *s, Value *v, const Type *elem, Loc loc);
 Value *spec_bitcast(Spec *s, Value *v, const Type *elem, Loc loc);
@@ -138,6 +166,9 @@ bool spec_arith_operands(Spec *s, SVal *a, SVal *b, bool div_or_mod, Loc loc, co
 /* Truth of a runtime value as i1 (x != 0 for non-bools). */
 Value *spec_to_bool(Spec *s, Value *v, Loc loc);
 bool spec_check_block_shape(Spec *s, int rank, const int64_t *shape, Loc loc);
+/* A float constexpr as an integer constant: truncated, saturated at the
+ * 64-bit bounds, NaN as 0 (C leaves those conversions undefined). */
+int64_t spec_float_to_int(double f);
 
 /* ---- spec_ops.c: Python operators on SVals --------------------------------- */
 
@@ -183,6 +214,9 @@ typedef struct CallArgs {
 SVal *spec_module_attr(Spec *s, const char *mod, const char *name);
 /* Attribute of a non-module value (x.dtype, x.shape, x.to, ptr.advance...). */
 SVal *spec_value_attr(Spec *s, SVal *v, const char *name, Loc loc);
+/* The attribute of `base` (a module or a value) closest to the unknown
+ * `name`, for a "did you mean" note; NULL when none is close. */
+const char *spec_suggest_attr(Spec *s, const SVal *base, const char *name);
 SVal *spec_call_builtin(Spec *s, int id, SVal *self, CallArgs *a);
 const char *spec_builtin_name(int id);
 /* Python builtins visible without import (range, float, min, ...). */

@@ -66,9 +66,12 @@ static SVal *fold_numbers(Spec *s, AstOp op, SVal *a, SVal *b, Loc loc) {
     return sv_int(s, py_mod(x, y));
   case AOP_POW:
     if (fl || y < 0) return sv_float(s, pow(fx, fy));
+    /* square-and-multiply: at most 63 steps whatever y is (1 ** 10**18) */
     r = 1;
-    for (int64_t i = 0; i < y; i++)
-      if (__builtin_mul_overflow(r, x, &r)) goto overflow;
+    for (int64_t base = x, e = y; e > 0; e >>= 1) {
+      if ((e & 1) && __builtin_mul_overflow(r, base, &r)) goto overflow;
+      if (e > 1 && __builtin_mul_overflow(base, base, &base)) goto overflow;
+    }
     return sv_int(s, r);
   case AOP_BITAND: case AOP_BITOR: case AOP_BITXOR: case AOP_LSHIFT: case AOP_RSHIFT:
     if (fl) {
@@ -83,7 +86,7 @@ static SVal *fold_numbers(Spec *s, AstOp op, SVal *a, SVal *b, Loc loc) {
       return s->poison;
     } else if (op == AOP_LSHIFT) {
       if (y >= 63 || (x != 0 && (x > (INT64_MAX >> y) || x < (INT64_MIN >> y)))) goto overflow;
-      r = x << y;
+      r = (int64_t)((uint64_t)x << y); /* x << y on a negative x is undefined in C */
     } else {
       r = y >= 63 ? (x < 0 ? -1 : 0) : x >> y;
     }
@@ -154,7 +157,12 @@ SVal *spec_binop(Spec *s, AstOp op, SVal *a, SVal *b, Loc loc) {
   if (op == AOP_ADD && a->kind == SV_STR && b->kind == SV_STR)
     return sv_str(s, arena_printf(s->arena, "%s%s", a->s, b->s));
   if (op == AOP_ADD && a->kind == SV_TUPLE && b->kind == SV_TUPLE) {
-    SVal *items[a->n + b->n + 1];
+    if ((int64_t)a->n + b->n > SPEC_MAX_TUPLE) {
+      spec_error(s, loc, "a constexpr %s of %lld items is too large (at most %d)", sv_kind_name(a),
+                 (long long)a->n + b->n, SPEC_MAX_TUPLE);
+      return s->poison;
+    }
+    SVal **items = ARENA_ARRAY(s->arena, SVal *, a->n + b->n + 1);
     for (int i = 0; i < a->n; i++) items[i] = a->items[i];
     for (int i = 0; i < b->n; i++) items[a->n + i] = b->items[i];
     return sv_tuple(s, items, a->n + b->n, a->is_list);
@@ -164,8 +172,9 @@ SVal *spec_binop(Spec *s, AstOp op, SVal *a, SVal *b, Loc loc) {
     SVal *t = a->kind == SV_TUPLE ? a : b;
     int64_t k = a->kind == SV_INT ? a->i : b->i;
     if (k < 0) k = 0;
-    if (k * t->n > 4096) {
-      spec_error(s, loc, "tuple repetition too large");
+    if (t->n && k > SPEC_MAX_TUPLE / t->n) {
+      spec_error(s, loc, "a constexpr %s repeated %lld times is too large (at most %d items)",
+                 sv_kind_name(t), (long long)k, SPEC_MAX_TUPLE);
       return s->poison;
     }
     SVal **items = ARENA_ARRAY(s->arena, SVal *, k * t->n + 1);

@@ -69,7 +69,7 @@ static SVal *unflatten(Spec *s, SVal *tmpl, Value **values, int *pos) {
     return r;
   }
   case SV_TUPLE: {
-    SVal *items[tmpl->n + 1];
+    SVal **items = ARENA_ARRAY(s->arena, SVal *, tmpl->n + 1);
     for (int i = 0; i < tmpl->n; i++) items[i] = unflatten(s, tmpl->items[i], values, pos);
     return sv_tuple(s, items, tmpl->n, tmpl->is_list);
   }
@@ -495,13 +495,16 @@ static RangeArgs range_args(Spec *s, Scope *sc, const Expr *call, bool is_static
     bool num = parts[i]->kind == SV_INT || parts[i]->kind == SV_BOOL;
     bool scal = parts[i]->kind == SV_TENSOR && !parts[i]->v->type->rank &&
                 dt_is_int(parts[i]->v->type->dtype);
+    int arg = call->nitems == 1 ? 0 : i; /* range(n) is range(0, n, 1) */
+    Loc at = arg < call->nitems ? call->items[arg]->loc : call->loc; /* a default is an int */
     if (is_static && !num) {
-      spec_error(s, call->loc, "tl.static_range needs constexpr bounds (argument %d is a %s)",
-                 i + 1, sv_kind_name(parts[i]));
+      spec_error(s, at, "tl.static_range needs constexpr bounds, but argument %d is a runtime %s",
+                 arg + 1, sv_kind_name(parts[i]));
+      if (parts[i]->kind == SV_TENSOR) spec_note_runtime_param(s, parts[i]->v);
       return r;
     }
     if (!num && !scal) {
-      spec_error(s, call->loc, "range bounds must be integers, not %s", sv_kind_name(parts[i]));
+      spec_error(s, at, "range bounds must be integers, not %s", sv_text(s, parts[i]));
       return r;
     }
   }
@@ -551,13 +554,14 @@ static void exec_for(Spec *s, Scope *sc, const Stmt *st) {
   if (ra.is_static) {
     int64_t lb = ra.lb->i, ub = ra.ub->i, step = ra.step->i;
     VEC(SVal *) vals = {0};
-    for (int64_t i = lb; step > 0 ? i < ub : i > ub; i += step) {
+    for (int64_t i = lb; step > 0 ? i < ub : i > ub;) {
       VEC_PUSH(vals, sv_int(s, i));
       if (vals.len > 4096) {
         spec_error(s, it->loc, "tl.static_range unrolls more than 4096 iterations");
         VEC_FREE(vals);
         return;
       }
+      if (__builtin_add_overflow(i, step, &i)) break; /* past INT64_MAX: the range ends */
     }
     exec_unrolled(s, sc, st, vals.data, vals.len);
     VEC_FREE(vals);
@@ -823,6 +827,7 @@ void spec_exec_block(Spec *s, Scope *sc, const Block *b) {
     if (s->depth && frame(s)->returned) {
       return;
     }
+    if (!spec_step(s, b->stmts[i]->loc, 1)) return;
     exec_stmt(s, sc, b->stmts[i]);
   }
 }

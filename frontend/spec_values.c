@@ -27,6 +27,37 @@ void spec_note(Spec *s, Loc loc, const char *fmt, ...) {
   va_end(ap);
 }
 
+void spec_note_runtime_param(Spec *s, const Value *v) {
+  if (!s->f) return;
+  for (int i = 0; i < s->f->nargs && i < 64; i++) {
+    if (s->f->args[i].value != v || !s->arg_sig_loc[i].line) continue;
+    StrBuf t;
+    sb_init(&t);
+    ty_print(&t, v->type);
+    spec_note(s, s->arg_sig_loc[i], "'%s' is a runtime %s here; to make it a compile-time value, give "
+              "a value in the signature (e.g. 64) or annotate it ': tl.constexpr'", s->f->args[i].name,
+              t.data);
+    sb_free(&t);
+    return;
+  }
+}
+
+bool spec_step(Spec *s, Loc loc, int64_t n) {
+  if (s->over_budget) return false;
+  s->steps += n;
+  if (s->steps > SPEC_MAX_STEPS) {
+    spec_error(s, loc, "compile-time evaluation does too much work here (more than %d steps: "
+               "unrolled loops, comprehensions and inlined calls count); the kernel is too large",
+               SPEC_MAX_STEPS);
+    s->over_budget = true;
+  } else if (s->f && s->f->nops > SPEC_MAX_OPS) {
+    spec_error(s, loc, "the specialized kernel has more than %d operations (after unrolling and "
+               "inlining); it is too large", SPEC_MAX_OPS);
+    s->over_budget = true;
+  }
+  return !s->over_budget;
+}
+
 SVal *sv_new(Spec *s, SKind k) {
   SVal *v = ARENA_NEW(s->arena, SVal);
   v->kind = k;
@@ -60,6 +91,7 @@ SVal *sv_dtype(Spec *s, const Type *t) {
   return v;
 }
 SVal *sv_tuple(Spec *s, SVal **items, int n, bool is_list) {
+  s->steps += n; /* checked at the next statement or evaluation */
   SVal *v = sv_new(s, SV_TUPLE);
   v->items = ARENA_ARRAY(s->arena, SVal *, n ? n : 1);
   for (int i = 0; i < n; i++) v->items[i] = items[i];
@@ -103,6 +135,15 @@ void sv_describe(Spec *s, StrBuf *sb, const SVal *v) {
   default: sb_puts(sb, sv_kind_name(v)); break;
   }
   (void)s;
+}
+
+const char *sv_text(Spec *s, const SVal *v) {
+  StrBuf sb;
+  sb_init(&sb);
+  sv_describe(s, &sb, v);
+  const char *r = arena_strdup(s->arena, sb.data ? sb.data : "");
+  sb_free(&sb);
+  return r;
 }
 
 bool sv_is_number(const SVal *v) {
@@ -167,8 +208,8 @@ Value *sv_to_value_as(Spec *s, SVal *v, const Type *elem, Loc loc) {
     spec_error(s, loc, "cannot use a %s as a pointer", sv_kind_name(v));
     return NULL;
   }
-  int64_t x = v->kind == SV_FLOAT ? (int64_t)v->f : v->i;
-  if (elem->dtype == DT_I1) x = x != 0;
+  int64_t x = v->kind == SV_FLOAT ? spec_float_to_int(v->f) : v->i;
+  if (elem->dtype == DT_I1) x = v->kind == SV_FLOAT ? v->f != 0 : x != 0;
   return irb_const_int(&s->b, elem, x);
 }
 
@@ -189,12 +230,21 @@ bool sv_const_int(Spec *s, SVal *v, Loc loc, const char *what, int64_t *out) {
     *out = v->i;
     return true;
   }
-  if (v->kind == SV_TENSOR)
+  if (v->kind == SV_TENSOR) {
     spec_error(s, loc, "%s must be a compile-time constant (tl.constexpr), but this is a runtime %s",
                what, v->v->type->rank ? "tensor" : "value");
-  else
+    spec_note_runtime_param(s, v->v);
+  } else
     spec_error(s, loc, "%s must be a constexpr integer, not a %s", what, sv_kind_name(v));
   return false;
+}
+
+int64_t spec_float_to_int(double f) {
+  /* C leaves out-of-range conversions undefined; saturate like the GPU's cvt.rzi */
+  if (f != f) return 0;
+  if (f >= 9223372036854775808.0) return INT64_MAX;
+  if (f <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)f;
 }
 
 bool spec_check_block_shape(Spec *s, int rank, const int64_t *shape, Loc loc) {
@@ -209,7 +259,9 @@ bool spec_check_block_shape(Spec *s, int rank, const int64_t *shape, Loc loc) {
                  (long long)shape[i]);
       return false;
     }
-    numel *= shape[i];
+    if (shape[i] > (1 << 20)) numel = (int64_t)1 << 21; /* too large either way; no overflow */
+    else numel *= shape[i];
+    if (numel > (1 << 20)) break;
   }
   if (numel > (1 << 20)) {
     spec_error(s, loc, "tile of %lld elements is too large (at most 1048576)", (long long)numel);
@@ -224,29 +276,49 @@ static void shape_str(StrBuf *sb, const Type *t) {
   sb_putc(sb, ']');
 }
 
-Value *spec_broadcast_to(Spec *s, Value *v, int rank, const int64_t *shape, Loc loc) {
+static void dims_str(StrBuf *sb, int rank, const int64_t *shape) {
+  sb_putc(sb, '[');
+  for (int i = 0; i < rank; i++) sb_printf(sb, i ? ", %lld" : "%lld", (long long)shape[i]);
+  sb_putc(sb, ']');
+}
+
+Value *spec_broadcast_to_as(Spec *s, Value *v, int rank, const int64_t *shape, Loc loc,
+                            const char *what, const char *target) {
   IrContext *c = s->m->ctx;
   const Type *t = v->type;
   spec_at(s, loc);
   if (t->rank == rank && !memcmp(t->shape, shape, sizeof(int64_t) * (size_t)rank)) return v;
   if (t->rank == 0)
     return irb_splat(&s->b, v, ty_tensor(c, t, rank, shape, NULL));
-  if (t->rank > rank) {
-    spec_error(s, loc, "cannot broadcast a rank-%d tensor to rank %d", t->rank, rank);
+  /* numpy rule: align on the right; each dim equal or 1; no fewer dims */
+  int bad = t->rank > rank ? -1 : rank;
+  for (int i = 0; bad == rank && i < t->rank; i++) {
+    int64_t have = t->shape[i], want = shape[rank - t->rank + i];
+    if (have != want && have != 1) bad = rank - t->rank + i;
+  }
+  if (bad != rank) {
+    StrBuf from, to;
+    sb_init(&from), sb_init(&to);
+    shape_str(&from, t);
+    dims_str(&to, rank, shape);
+    if (what)
+      spec_error(s, loc, "%s has shape %s, which does not broadcast to %s shape %s", what, from.data,
+                 target, to.data);
+    else if (bad < 0)
+      spec_error(s, loc, "cannot broadcast shape %s to %s: it has more dimensions", from.data, to.data);
+    else
+      spec_error(s, loc, "cannot broadcast shape %s to %s (dimension %d: %lld is neither 1 nor %lld)",
+                 from.data, to.data, bad, (long long)t->shape[bad - (rank - t->rank)],
+                 (long long)shape[bad]);
+    sb_free(&from), sb_free(&to);
     return NULL;
   }
   while (v->type->rank < rank) v = irb_expand_dims(&s->b, v, 0);
-  for (int i = 0; i < rank; i++)
-    if (v->type->shape[i] != shape[i] && v->type->shape[i] != 1) {
-      StrBuf sb;
-      sb_init(&sb);
-      shape_str(&sb, v->type);
-      spec_error(s, loc, "cannot broadcast shape %s to [%lld...]: dimension %d is %lld, not 1 or %lld",
-                 sb.data, (long long)shape[0], i, (long long)v->type->shape[i], (long long)shape[i]);
-      sb_free(&sb);
-      return NULL;
-    }
   return irb_broadcast(&s->b, v, ty_tensor(c, val_elem(s, v), rank, shape, NULL));
+}
+
+Value *spec_broadcast_to(Spec *s, Value *v, int rank, const int64_t *shape, Loc loc) {
+  return spec_broadcast_to_as(s, v, rank, shape, loc, NULL, NULL);
 }
 
 bool spec_broadcast_pair(Spec *s, Value **a, Value **b, Loc loc, const char *opname) {

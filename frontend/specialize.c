@@ -128,9 +128,9 @@ static bool parse_sig_entry(Spec *s, SigEntry *e) {
   if (colon) {
     char *end;
     long d = strtol(colon + 1, &end, 10);
-    if (end == colon + 1 || *end || d <= 0 || (d & (d - 1))) {
+    if (end == colon + 1 || *end || d <= 0 || (d & (d - 1)) || d > (1L << 30)) {
       spec_error(s, e->loc, "bad specialization hint '%s' in signature entry '%s' (expected a power "
-                 "of two such as ':16')", colon, t);
+                 "of two such as ':16', at most 2^30)", colon, t);
       return false;
     }
     e->divisibility = (int)d;
@@ -223,6 +223,9 @@ static FuncDef *find_kernel(Spec *s, const char *name) {
   if (n == 1) return found;
   diag_plain(s->d, n ? "%s defines %d @jit functions; choose one with --kernel NAME"
                      : "%s defines no @triton.jit function", m->path, n);
+  for (int i = 0; i < m->body.n; i++)
+    if (m->body.stmts[i]->kind == ST_DEF && is_jit(m->body.stmts[i]->def))
+      diag_note(s->d, m->body.stmts[i]->def->loc, "'%s' is defined here", m->body.stmts[i]->def->name);
   return NULL;
 }
 
@@ -301,6 +304,10 @@ bool spec_autotune(const Module *ast, const SpecRequest *req, Arena *arena, Diag
     return d->nerrors == errs0;
   }
   out->present = true;
+  /* The decorator's code may call helpers that build runtime values (an
+   * error later, not a crash): give them a scratch function to build in. */
+  s->f = ir_func_new(s->m, k->name, k->loc);
+  irb_init(&s->b, s->m, s->f, s->f->body);
   Frame fr = {.fn = k, .call_loc = dec->loc};
   s->frames[s->depth++] = &fr;
   SVal *configs = NULL, *key = NULL, *reset = NULL;
@@ -432,6 +439,7 @@ IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, D
           continue;
         }
         Value *arg = ir_func_add_arg(s->m, s->f, pa->name, sig[p].type, sig[p].divisibility);
+        if (s->f->nargs <= 64) s->arg_sig_loc[s->f->nargs - 1] = sig[p].loc;
         val = sv_tensor(s, arg);
       } else {
         val = sig[p].value;

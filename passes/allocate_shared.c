@@ -96,7 +96,7 @@ int pass_allocate_shared(IrModule *m, StrBuf *errors) {
   scan(&a, m->func->body);
   Walk w = {&a};
   ir_walk(m->func->body, visit, &w);
-  qsort(a.bufs.data, (size_t)a.bufs.len, sizeof(Buf), by_size);
+  if (a.bufs.len > 1) qsort(a.bufs.data, (size_t)a.bufs.len, sizeof(Buf), by_size);
   int64_t end = 0;
   for (int i = 0; i < a.bufs.len; i++) {
     Buf *b = &a.bufs.data[i];

@@ -179,11 +179,19 @@ static tlc_status rt_prepare_function(tlc_runtime *rt, tlc_kernel *k) {
     return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "kernel '%s': cuFuncGetAttribute", k->name);
 
   int threads = 32 * k->meta.num_warps;
-  if (threads > max_threads)
+  /* Two things cap the threads of a program: the registers (64 Ki 32-bit
+   * registers per block on every GPU tlc targets) and a .maxntid/.reqntid
+   * directive in the PTX.  Name the one that applies. */
+  if (threads > max_threads && (long long)k->num_regs * threads > 65536)
     return rt_fail(rt, TLC_ERR_LAUNCH,
                    "kernel '%s' runs %d threads per program (num_warps=%d) but uses %d registers "
                    "per thread, so %s allows at most %d threads per program; use fewer warps",
                    k->name, threads, k->meta.num_warps, k->num_regs, rt->name, max_threads);
+  if (threads > max_threads)
+    return rt_fail(rt, TLC_ERR_LAUNCH,
+                   "kernel '%s' runs %d threads per program (num_warps=%d) but its PTX allows at "
+                   "most %d (a .maxntid or .reqntid directive); use fewer warps",
+                   k->name, threads, k->meta.num_warps, max_threads);
   long long total = (long long)k->static_shared + k->meta.shared_bytes;
   if (total > rt->smem_optin)
     return rt_fail(rt, TLC_ERR_LAUNCH,

@@ -43,6 +43,7 @@ char *xstrdup(const char *s) {
 void arena_init(Arena *a) { a->head = NULL, a->used_total = 0; }
 
 void *arena_alloc(Arena *a, size_t size) {
+  if (size > ((size_t)1 << 40)) oom(size); /* a negative count cast to size_t */
   size = (size + 15) & ~(size_t)15;
   ArenaChunk *c = a->head;
   if (!c || c->size - c->used < size) {

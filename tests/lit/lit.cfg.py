@@ -17,6 +17,11 @@ config.substitutions.append(("%examples", os.path.join(config.tlc_src_root, "exa
 config.substitutions.append(("%seeds", os.path.join(config.tlc_src_root, "examples")))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_bin_dir, config.tlc_bin_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+# In a sanitizer build (-DTLC_SANITIZE=ON) a report must fail the test even
+# under `not`: make ASan, LeakSanitizer and UBSan abort (a signal, which `not`
+# does not turn into success) instead of exiting with a status.
+config.environment["ASAN_OPTIONS"] = "abort_on_error=1:detect_leaks=1"
+config.environment["UBSAN_OPTIONS"] = "abort_on_error=1:print_stacktrace=1"
 if shutil.which("ptxas", path=os.environ.get("PATH", "")):
     config.available_features.add("ptxas")
     config.environment["PATH"] = config.environment["PATH"] + os.pathsep + os.path.dirname(shutil.which("ptxas"))

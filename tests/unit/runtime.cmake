@@ -40,7 +40,8 @@ add_test(NAME test_runtime_gpu COMMAND test_runtime_gpu)
 set_tests_properties(test_runtime_gpu PROPERTIES LABELS "gpu" SKIP_RETURN_CODE 77)
 
 find_program(VALGRIND valgrind)
-if(VALGRIND)
+# (Not in sanitizer builds: ASan's shadow memory and valgrind exclude each other.)
+if(VALGRIND AND NOT TLC_SANITIZE AND NOT TLC_FUZZ)
   foreach(_t nodriver fake)
     add_test(NAME test_runtime_${_t}_valgrind
              COMMAND ${VALGRIND} --quiet --error-exitcode=99 --leak-check=full

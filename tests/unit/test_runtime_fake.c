@@ -116,6 +116,18 @@ static void test_open(void) {
   tlc_runtime_close(rt);
   fake->device_count = 1;
   CHECK(fake->primary_refs == 0);
+
+  /* cuInit failing: the toolkit's link stub installed as libcuda.so.1, and a
+   * driver that finds no device at initialisation. */
+  fake->fail_init = 34; /* CUDA_ERROR_STUB_LIBRARY */
+  EXPECT(rt, tlc_runtime_open(0, &rt), TLC_ERR_NO_DRIVER, "link stub, not the NVIDIA driver");
+  CHECK(tlc_synchronize(rt) == TLC_ERR_NO_DRIVER);
+  tlc_runtime_close(rt);
+  fake->fail_init = 100; /* CUDA_ERROR_NO_DEVICE */
+  EXPECT(rt, tlc_runtime_open(0, &rt), TLC_ERR_NO_DEVICE, "cuInit failed");
+  tlc_runtime_close(rt);
+  fake->fail_init = 0;
+  CHECK(fake->primary_refs == 0);
 }
 
 /* ---- memory ------------------------------------------------------------------------ */
@@ -145,6 +157,10 @@ static void test_memory(tlc_runtime *rt) {
   EXPECT(rt, tlc_free(rt, d), TLC_ERR_INVALID, "already freed");
   EXPECT(rt, tlc_free(rt, 0x12345678), TLC_ERR_INVALID, "not an allocation of this runtime");
   OK(rt, tlc_free(rt, 0)); /* like free(NULL) */
+  fake->fail_alloc = 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+  none = 1;
+  EXPECT(rt, tlc_malloc(rt, (size_t)1 << 40, &none), TLC_ERR_CUDA, "CUDA_ERROR_OUT_OF_MEMORY");
+  CHECK(none == 0);
 
   /* Many allocations: the live set grows, shrinks and stays consistent. */
   tlc_devptr many[300];
@@ -346,11 +362,19 @@ static void test_load(tlc_runtime *rt) {
   CHECK(fake->dynamic_smem_attr == 10000);
   fake->static_shared = 0;
 
-  /* Too many threads for the kernel's registers. */
-  fake->max_threads_per_function = 256;
+  /* Too many threads for the kernel's registers (168 x 512 > 64 Ki)... */
+  fake->max_threads_per_function = 384;
+  fake->num_regs = 168;
   EXPECT(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 16, 0, kAddParams, 2, &k), TLC_ERR_LAUNCH,
-         "runs 512 threads per program (num_warps=16) but uses 40 registers per thread");
+         "runs 512 threads per program (num_warps=16) but uses 168 registers per thread, so Fake "
+         "GPU (tlc test driver) allows at most 384 threads per program");
+  /* ... or for a .maxntid directive, with registers to spare. */
+  fake->max_threads_per_function = 256;
+  fake->num_regs = 40;
+  EXPECT(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 16, 0, kAddParams, 2, &k), TLC_ERR_LAUNCH,
+         "runs 512 threads per program (num_warps=16) but its PTX allows at most 256 (a .maxntid");
   fake->max_threads_per_function = 1024;
+  fake->num_regs = 0;
 }
 
 static void test_events(tlc_runtime *rt) {

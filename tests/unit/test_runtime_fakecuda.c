@@ -43,6 +43,7 @@ static CUresult need_ctx(void) {
 /* ---- init, errors, devices ---------------------------------------------------- */
 
 CUresult cuInit(unsigned int flags) {
+  if (g_state.fail_init) return (CUresult)g_state.fail_init;
   g_inited = 1;
   return flags == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
@@ -153,6 +154,11 @@ CUresult cuCtxSynchronize(void) {
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
   CUresult r = need_ctx();
   if (r) return r;
+  if (g_state.fail_alloc) {
+    r = (CUresult)g_state.fail_alloc;
+    g_state.fail_alloc = 0;
+    return r;
+  }
   void *m = malloc(n);
   if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
   g_state.live_allocs++;
@@ -290,7 +296,7 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
   switch (a) {
   case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = g_state.max_threads_per_function; break;
   case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = g_state.static_shared; break;
-  case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = 40; break;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = g_state.num_regs ? g_state.num_regs : 40; break;
   default: return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;

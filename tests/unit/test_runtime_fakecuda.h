@@ -28,6 +28,11 @@ typedef struct FakeCudaState {
   unsigned char params[FAKE_MAX_PARAMS][8]; /* first 8 bytes behind each kernelParams[i] */
   int dynamic_smem_attr;          /* last MAX_DYNAMIC_SHARED_SIZE_BYTES set, -1 = never */
   int modules_loaded;             /* cuModuleLoadDataEx calls that succeeded */
+  /* more injected failures: fail_init makes every cuInit fail until reset
+   * (a stub library, no device); fail_alloc the next cuMemAlloc */
+  int fail_init;
+  int fail_alloc;
+  int num_regs;                   /* CU_FUNC_ATTRIBUTE_NUM_REGS; 0 = 40 */
 } FakeCudaState;
 
 typedef FakeCudaState *(*fake_cuda_state_fn)(void);

@@ -3,7 +3,10 @@
  * runs it) loaded with tlc_kernel_from_ptx, launched and checked; timing;
  * dynamic shared memory above 48 KiB; argument, grid and shared-memory
  * errors; malformed PTX (TLC_ERR_LOAD with the JIT log and a ptxas
- * command); and, last because it poisons the context, a store to an
+ * command), PTX of an unknown version or for a GPU that does not exist, a
+ * .maxntid entry loaded with too many warps, a device ordinal that does not
+ * exist, an allocation larger than the device, a copy from an unmapped
+ * address; and, last because it poisons the context, a store to an
  * unmapped address that must surface at tlc_synchronize.
  *
  * Exit 77 (ctest: skipped) when there is no driver or no device. */
@@ -213,6 +216,13 @@ static void test_add_one(tlc_runtime *rt) {
   EXPECT(rt, tlc_launch(k, grid, 1, 1, NULL, toobig, 2), TLC_ERR_ARGS, "does not fit");
   EXPECT(rt, tlc_launch(k, 0, 1, 1, NULL, args, 2), TLC_ERR_LAUNCH, "zero x dimension");
   EXPECT(rt, tlc_launch(k, 1, 1u << 20, 1, NULL, args, 2), TLC_ERR_LAUNCH, "exceeds the limit");
+  EXPECT(rt, tlc_launch(k, 0x80000000u, 1, 1, NULL, args, 2), TLC_ERR_LAUNCH, "grid x dimension 2147483648");
+  EXPECT(rt, tlc_launch(k, 1, 1, 1u << 17, NULL, args, 2), TLC_ERR_LAUNCH, "grid z dimension 131072");
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, NULL, 2), TLC_ERR_INVALID, "NULL argument array");
+  /* none of the failed launches reached the device: x is still as it was */
+  OK(rt, tlc_synchronize(rt));
+  OK(rt, tlc_memcpy_dtoh(rt, back, x, sizeof *back));
+  CHECK(back[0] == host[0] + 2);
 
   OK(rt, tlc_free(rt, x));
   free(back);
@@ -263,6 +273,50 @@ static void test_load_errors(tlc_runtime *rt) {
 
   EXPECT(rt, tlc_kernel_from_ptx(rt, kPtx, "no_such_kernel", 4, 0, NULL, 0, &k), TLC_ERR_LOAD,
          "has no .entry 'no_such_kernel'");
+
+  /* A PTX ISA version no driver knows, and a target no GPU has. */
+  static const char kFuture[] = ".version 99.0\n.target sm_80\n.address_size 64\n"
+                                ".visible .entry f()\n{\n\tret;\n}\n";
+  EXPECT(rt, tlc_kernel_from_ptx(rt, kFuture, "f", 1, 0, NULL, 0, &k), TLC_ERR_LOAD,
+         "the CUDA driver rejected its PTX");
+  CHECK(k == NULL);
+  static const char kNoGpu[] = ".version 7.8\n.target sm_999\n.address_size 64\n"
+                               ".visible .entry f()\n{\n\tret;\n}\n";
+  EXPECT(rt, tlc_kernel_from_ptx(rt, kNoGpu, "f", 1, 0, NULL, 0, &k), TLC_ERR_LOAD,
+         "the CUDA driver rejected its PTX");
+  CHECK(k == NULL);
+
+  /* An entry limited to 128 threads by .maxntid, loaded for 256: refused
+   * when loading, naming the directive (its few registers are not why). */
+  static const char kLimited[] = ".version 7.8\n.target sm_80\n.address_size 64\n"
+                                 ".visible .entry limited(.param .u64 p) .maxntid 128, 1, 1\n"
+                                 "{\n\tret;\n}\n";
+  static const tlc_param_desc kLimitedParams[] = {{"p", "ptr"}};
+  OK(rt, tlc_kernel_from_ptx(rt, kLimited, "limited", 4, 0, kLimitedParams, 1, &k));
+  EXPECT(rt, tlc_kernel_from_ptx(rt, kLimited, "limited", 8, 0, kLimitedParams, 1, &k), TLC_ERR_LAUNCH,
+         "runs 256 threads per program (num_warps=8) but its PTX allows at most 128");
+  CHECK(k == NULL);
+}
+
+/* Errors of the driver's own that leave the context usable. */
+static void test_driver_errors(tlc_runtime *rt) {
+  tlc_runtime *other = NULL;
+  EXPECT(other, tlc_runtime_open(999, &other), TLC_ERR_NO_DEVICE, "there is no CUDA device 999");
+  CHECK(tlc_malloc(other, 4, &(tlc_devptr){0}) == TLC_ERR_NO_DEVICE);
+  tlc_runtime_close(other);
+
+  tlc_devptr p = 1;
+  EXPECT(rt, tlc_malloc(rt, (size_t)1 << 50, &p), TLC_ERR_CUDA, "CUDA_ERROR_OUT_OF_MEMORY");
+  CHECK(p == 0);
+  uint32_t word = 0;
+  EXPECT(rt, tlc_memcpy_dtoh(rt, &word, 0x100, sizeof word), TLC_ERR_CUDA, "tlc_memcpy_dtoh(0x100");
+  /* the runtime still works after both */
+  OK(rt, tlc_malloc(rt, 256, &p));
+  OK(rt, tlc_memset_d32(rt, p, 7, 64));
+  OK(rt, tlc_memcpy_dtoh(rt, &word, p, sizeof word));
+  CHECK(word == 7);
+  OK(rt, tlc_free(rt, p));
+  OK(rt, tlc_synchronize(rt));
 }
 
 /* Last: a fault poisons the primary context for the rest of the process. */
@@ -304,6 +358,7 @@ int main(void) {
   test_add_one(rt);
   test_shared_memory(rt);
   test_load_errors(rt);
+  test_driver_errors(rt);
   test_fault(rt);
 
   tlc_runtime_close(rt);

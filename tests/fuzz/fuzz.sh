@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# fuzz.sh — run the libFuzzer harness (tests/fuzz/fuzz_compile.c).
+#
+#   fuzz.sh seeds  HARNESS WORKDIR            collect the seed corpus into WORKDIR/seeds
+#   fuzz.sh smoke  HARNESS WORKDIR SECONDS    fuzz from the seeds for SECONDS (ctest fuzz_smoke)
+#   fuzz.sh replay HARNESS WORKDIR            run regressions/* and every seed once (ctest fuzz_regressions)
+#   fuzz.sh long   HARNESS WORKDIR SECONDS [JOBS]   a long run: JOBS parallel fuzzers, corpus kept
+#                                             in WORKDIR/corpus, findings in WORKDIR/artifacts
+#
+# Seeds: every .tile of examples/ and tests/lit/, and each line of
+# examples/kernels.txt as a `#fuzz:` header (kernel, signature, constexprs)
+# followed by that kernel's file.  A crash, hang (-timeout), leak or
+# sanitizer report fails the run; the input is left as WORKDIR/crash-* etc.
+# (minimize with HARNESS -minimize_crash=1 FILE, then copy it to
+# tests/fuzz/regressions/).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+mode=$1 harness=$(realpath "$2") work=$(realpath -m "$3")
+mkdir -p "$work"
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:abort_on_error=0:symbolize=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:symbolize=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$here/lsan.supp:print_suppressions=0}
+sym=$(command -v llvm-symbolizer-14 || command -v llvm-symbolizer || true)
+[ -n "$sym" ] && export ASAN_SYMBOLIZER_PATH=$sym
+
+flags=(-dict="$here/tlc.dict" -max_len=8192 -timeout=25 -rss_limit_mb=3072 -malloc_limit_mb=2048
+       -print_final_stats=1)
+
+seeds() {
+  local d=$work/seeds
+  rm -rf "$d" && mkdir -p "$d"
+  local f i=0
+  while IFS= read -r f; do
+    i=$((i + 1))
+    cp "$f" "$d/$(basename "$f" .tile)-$i.tile"
+  done < <(find "$root/examples" "$root/tests/lit" -name '*.tile' | sort)
+  while read -r name tile kernel sig rest; do
+    case "$name" in ''|\#*) continue ;; esac
+    local cx=""
+    for r in $rest; do cx="$cx -C $r"; done
+    { echo "#fuzz: --kernel $kernel --signature '$sig'$cx"; cat "$root/examples/$tile"; } > "$d/kernel-$name.tile"
+  done < "$root/examples/kernels.txt"
+}
+
+case "$mode" in
+  seeds)
+    seeds
+    echo "fuzz.sh: $(ls "$work/seeds" | wc -l) seeds in $work/seeds" ;;
+  smoke)
+    secs=${4:-60}
+    seeds
+    rm -rf "$work/corpus" && mkdir -p "$work/corpus"
+    cd "$work"
+    "$harness" "${flags[@]}" -max_total_time="$secs" -artifact_prefix="$work/" corpus seeds ;;
+  replay)
+    seeds
+    files=("$work"/seeds/*)
+    if compgen -G "$here/regressions/*" >/dev/null; then files+=("$here"/regressions/*); fi
+    cd "$work"
+    "$harness" "${flags[@]}" "${files[@]}" 2>&1 | tail -n 5
+    exit "${PIPESTATUS[0]}" ;;
+  long)
+    secs=${4:-3600} jobs=${5:-2}
+    seeds
+    mkdir -p "$work/corpus" "$work/artifacts"
+    cd "$work"
+    # JOBS independent fuzzers sharing the corpus directory (each reloads
+    # what the others found); one that stops on a finding is replaced.
+    timeout "$secs" "$harness" "${flags[@]}" -max_total_time="$secs" -jobs=$((jobs * 100)) -workers="$jobs" \
+      -artifact_prefix="$work/artifacts/" corpus seeds || true
+    ls "$work/artifacts" ;;
+  *)
+    echo "usage: fuzz.sh seeds|smoke|replay|long HARNESS WORKDIR [SECONDS] [JOBS]" >&2
+    exit 2 ;;
+esac
