@@ -10,7 +10,8 @@
 #
 # and prints last two short tables: the examples (kernel | size | max rel
 # err over both runs | time | status) and the benchmark.  Full logs go to
-# $OUT (default /tmp/tlc-out).  Stays inside $SUITE_SECONDS (default 480)
+# $OUT (default /tmp/tlc-out), packed at the end into $OUT/logs.tar.gz
+# beside the tables.  Stays inside $SUITE_SECONDS (default 480)
 # by cutting each step's time limit.  Exit status 0 only if every step
 # passed.  --quick: the benchmark's acceptance sizes only; --smoke: tiny
 # benchmark sizes (checks the harness, measures nothing).
@@ -57,7 +58,8 @@ grep -A1 '^name' "$out/env.log" | tail -1 | sed 's/^/GPU: /' || true
 
 # A fresh compile cache for this suite: step 1 compiles everything from
 # source (the cold path), step 2 finds it cached (the warm path).
-export TLC_CACHE_DIR=$out/tlc-cache
+# (Outside $OUT: the device tool returns only a limited number of files.)
+export TLC_CACHE_DIR=${TMPDIR:-/tmp}/tlc-suite-cache
 rm -rf "$TLC_CACHE_DIR"
 mkdir -p "$TLC_CACHE_DIR"
 
@@ -157,11 +159,18 @@ END {
 echo
 if [ -s "$out/bench-table.txt" ]; then
   cat "$out/bench-table.txt"
+  if [ -s "$out/bench-tc-table.txt" ]; then echo; cat "$out/bench-tc-table.txt"; fi
 else
   echo "benchmark: no table (see $out/bench.log)"
   tail -5 "$out/bench.log" 2>/dev/null || true
 fi
 echo
+# The device tool returns only a few files from $OUT: pack every log into
+# one archive and keep the tables beside it.
+keep="examples-table.txt bench-table.txt bench-tc-table.txt failures.txt"
+tar czf "${TMPDIR:-/tmp}/tlc-suite-logs.tar.gz" -C "$out" . 2>/dev/null &&
+  find "$out" -mindepth 1 -maxdepth 1 $(for k in $keep; do printf -- '-not -name %s ' "$k"; done) -exec rm -rf {} + &&
+  mv "${TMPDIR:-/tmp}/tlc-suite-logs.tar.gz" "$out/logs.tar.gz" || true
 verdict=PASS
 [ "$status_ctest" = 0 ] && [ "$status_examples" = 0 ] && [ "$status_bench" = 0 ] || verdict=FAIL
 echo "gpu-suite: $verdict (ctest exit $status_ctest, examples $status_examples, bench exit $status_bench; ${SECONDS}s; logs in $out)"
