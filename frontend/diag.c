@@ -9,6 +9,7 @@
  * column per UTF-8 code point so comments in any script do not shift it. */
 #include "diag.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,10 +96,35 @@ static void show_source(DiagEngine *d, Loc loc) {
   sb_putc(&d->out, '\n');
 }
 
+/* FNV-1a over the place and the words of an error. */
+static unsigned long long error_hash(Loc loc, const char *fmt, va_list ap) {
+  char text[512];
+  va_list aq;
+  va_copy(aq, ap);
+  vsnprintf(text, sizeof text, fmt, aq);
+  va_end(aq);
+  unsigned long long h = 1469598103934665603ull;
+  char where[96];
+  snprintf(where, sizeof where, "%s:%d:%d:", loc.file ? loc.file : "", loc.line, loc.col);
+  for (const char *p = where; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  for (const char *p = text; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  return h;
+}
+
 void diag_verror(DiagEngine *d, const char *kind, Loc loc, const char *fmt, va_list ap) {
   bool is_error = strcmp(kind, "error") == 0;
   bool is_note = strcmp(kind, "note") == 0;
+  if (is_note && d->in_repeat) return;
   if (is_error) {
+    unsigned long long h = error_hash(loc, fmt, ap);
+    d->in_repeat = false;
+    for (int i = 0; i < d->nseen; i++)
+      if (d->seen[i] == h) {
+        d->nrepeats++;
+        d->in_repeat = true;
+        return;
+      }
+    if (d->nseen < (int)(sizeof d->seen / sizeof d->seen[0])) d->seen[d->nseen++] = h;
     d->nerrors++;
     if (d->nerrors == d->max_errors + 1) {
       sb_puts(&d->out, "tlc: too many errors; stopping here\n");

@@ -19,6 +19,12 @@ typedef struct DiagEngine {
   StrBuf out;              /* everything reported so far */
   int nerrors, nwarnings;
   int max_errors;          /* stop recording after this many (default 20) */
+  /* An error identical to one already reported (same place, same words: an
+   * unrolled loop repeating a mistake) is not shown again, nor its notes;
+   * `nrepeats` counts them so evaluation can stop. */
+  unsigned long long seen[32];  /* hashes of the errors reported */
+  int nseen, nrepeats;
+  bool in_repeat;               /* the last error was a repeat: drop its notes */
   SourceText sources[16];  /* where to find source lines by path */
   int nsources;
 } DiagEngine;
@@ -42,5 +48,9 @@ void diag_plain(DiagEngine *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static inline bool diag_has_errors(const DiagEngine *d) { return d->nerrors > 0; }
+/* Nothing more would be shown: past the error cap, or many repeats. */
+static inline bool diag_saturated(const DiagEngine *d) {
+  return d->nerrors > d->max_errors || d->nrepeats > 100;
+}
 
 #endif

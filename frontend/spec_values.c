@@ -44,6 +44,13 @@ void spec_note_runtime_param(Spec *s, const Value *v) {
 
 bool spec_step(Spec *s, Loc loc, int64_t n) {
   if (s->over_budget) return false;
+  /* Past the error cap, or once the same errors keep repeating (an unrolled
+   * loop erring in every iteration), nothing more would be shown: stop
+   * evaluating instead of building messages no one sees. */
+  if (diag_saturated(s->d)) {
+    s->over_budget = true;
+    return false;
+  }
   s->steps += n;
   if (s->steps > SPEC_MAX_STEPS) {
     spec_error(s, loc, "compile-time evaluation does too much work here (more than %d steps: "
