@@ -68,17 +68,23 @@ case "$mode" in
     seeds
     mkdir -p "$work/corpus" "$work/artifacts" "$work/logs"
     cd "$work"
-    # JOBS independent fuzzers for SECONDS each, sharing the corpus directory
-    # (each reloads what the others found).  Each prints its final counts;
-    # the sum is the run's figure.  A fuzzer that stops on a finding leaves
-    # its input in artifacts/ and its report in its log.
+    # JOBS independent fuzzers for SECONDS of wall-clock time each (their
+    # first pass over the corpus included: -max_total_time would not count
+    # it), sharing the corpus directory (each reloads what the others found).
+    # SIGINT ends them; each then prints its final counts, and the sum is the
+    # run's figure.  A fuzzer that stops on a finding leaves its input in
+    # artifacts/ and its report in its log.
     t0=$SECONDS
     for j in $(seq 1 "$jobs"); do
-      "$harness" "${flags[@]}" -max_total_time="$secs" -artifact_prefix="$work/artifacts/" \
+      timeout -s INT -k 60 "$secs" "$harness" "${flags[@]}" -artifact_prefix="$work/artifacts/" \
         corpus seeds >"$work/logs/worker-$j.log" 2>&1 &
     done
     fails=0
-    for j in $(seq 1 "$jobs"); do wait -n || fails=$((fails + 1)); done
+    for j in $(seq 1 "$jobs"); do
+      rc=0
+      wait -n || rc=$?
+      [ "$rc" = 0 ] || [ "$rc" = 124 ] || fails=$((fails + 1)) # 124: interrupted at SECONDS
+    done
     execs=$(cat "$work"/logs/worker-*.log | awk -F: '/^stat::number_of_executed_units/ {n += $NF} END {print n + 0}')
     found=$(find "$work/artifacts" -type f | wc -l)
     echo "fuzz.sh: $execs executions by $jobs fuzzers in $((SECONDS - t0)) s;" \
