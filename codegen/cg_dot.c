@@ -133,6 +133,8 @@ void cg_lower_local_alloc(CgCtx *cg, Op *op) {
   b.rdim = b.t->rank == 1 ? -1 : b.S->order[1];
   LLVMValueRef off = cg_i32(cg, b.base);
   cg_set(cg, op->results[0], &off, 1);
+  if ((int64_t)b.base + ty_numel(b.t) * b.eb > cg_smem_limit(cg->capability) && !cg->smem_over_op)
+    cg->smem_over_op = op; /* the operand buffers alone are too large: point at this dot */
   if (!x->type->rank || !cg_frag(cg, op, x->type, &f)) return;
   if ((int64_t)b.base + ty_numel(b.t) * b.eb > cg->m->smem_buffers_end) {
     cg_error(cg, op, "local_alloc buffer lies outside the allocated shared memory");

@@ -101,6 +101,7 @@ typedef struct CgCtx {
   LLVMBasicBlockRef entry;
   LLVMValueRef smem;          /* @global_smem */
   int smem_bytes;             /* largest scratch request */
+  const Op *smem_over_op;     /* first op whose shared memory passed the limit */
 
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64;
   LLVMTypeRef t_gptr, t_sptr; /* ptr addrspace(1), ptr addrspace(3) */
@@ -140,6 +141,8 @@ void cg_barrier(CgCtx *cg);
 LLVMValueRef cg_smem_ptr(CgCtx *cg, LLVMValueRef byte_off);
 LLVMValueRef cg_smem_abs(CgCtx *cg, LLVMValueRef byte_off);
 void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes);
+/* Shared memory one program may use on a GPU of this capability. */
+int64_t cg_smem_limit(int capability);
 /* Register <-> memory representation of one element. */
 LLVMValueRef cg_to_mem(CgCtx *cg, DType d, LLVMValueRef v);
 LLVMValueRef cg_from_mem(CgCtx *cg, DType d, LLVMValueRef v);

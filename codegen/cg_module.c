@@ -226,9 +226,21 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors)
   bool ok = create_target(&cg, arch, opt->opt_level < 0 ? 3 : opt->opt_level);
   if (ok) {
     build_kernel(&cg);
-    ok = !cg.failed && finish(&cg, out);
   }
   if (cg.smem_bytes < m->smem_buffers_end) cg.smem_bytes = m->smem_buffers_end;
+  int64_t limit = cg_smem_limit(cg.capability);
+  bool over = cg.smem_bytes > limit;
+  if (ok) ok = !cg.failed && !over && finish(&cg, out); /* no LLVM passes for a kernel refused */
+  if (over) {
+    StrBuf msg;
+    sb_init(&msg);
+    sb_printf(&msg, "the kernel needs %d bytes of shared memory per program (%d for dot operands, "
+              "the rest for layout conversions and reductions) but %s allows at most %lld; use "
+              "smaller blocks", cg.smem_bytes, m->smem_buffers_end, arch, (long long)limit);
+    out->user_error = sb_take(&msg);
+    const Op *at = cg.smem_over_op;
+    out->user_loc = at ? at->loc : cg.f->loc;
+  }
   out->shared_bytes = cg.smem_bytes;
   m->shared_bytes = cg.smem_bytes;
 
@@ -241,11 +253,11 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors)
   VEC_FREE(cg.owners);
   free(cg.use_counts);
   arena_free(&cg.arena);
-  if (!ok || cg.failed) {
+  if (!ok || cg.failed || over) {
     free(out->llvm_ir);
     free(out->ptx);
     out->llvm_ir = out->ptx = NULL;
-    return -1;
+    return over && !cg.failed ? -2 : -1;
   }
   return 0;
 }

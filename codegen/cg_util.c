@@ -117,14 +117,16 @@ LLVMValueRef cg_smem_ptr(CgCtx *cg, LLVMValueRef byte_off) {
   return cg_smem_abs(cg, byte_off);
 }
 
+int64_t cg_smem_limit(int capability) {
+  return capability >= 90 ? 232448 : capability >= 80 ? 166912 : 98304;
+}
+
+/* Over the limit is the user's problem (blocks too large), reported by
+ * cg_compile once the kernel is built, at the first op that went over. */
 void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes) {
   bytes += cg->m->smem_buffers_end;
-  int64_t limit = cg->capability >= 90 ? 232448 : cg->capability >= 80 ? 166912 : 98304;
-  if (bytes > limit) {
-    cg_error(cg, op, "needs %lld bytes of shared scratch, more than the %lld the target has",
-             (long long)bytes, (long long)limit);
-    return;
-  }
+  if (bytes > cg_smem_limit(cg->capability) && !cg->smem_over_op) cg->smem_over_op = op;
+  if (bytes > INT32_MAX) bytes = INT32_MAX;
   if (bytes > cg->smem_bytes) cg->smem_bytes = (int)bytes;
 }
 

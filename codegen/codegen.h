@@ -23,9 +23,15 @@ typedef struct CgResult {
   char *llvm_ir;     /* heap, when want_llvm */
   char *ptx;         /* heap, when want_ptx */
   int shared_bytes;  /* dynamic shared memory the kernel needs */
+  /* A limit of the target the kernel as written exceeds (its blocks need
+   * more shared memory than a program may have): a message for the user,
+   * located at user_loc; cg_compile then returns -2, not -1. */
+  char *user_error;  /* heap */
+  Loc user_loc;
 } CgResult;
 
-/* Lower m (its one kernel) and emit.  Sets m->shared_bytes too. */
+/* Lower m (its one kernel) and emit.  Sets m->shared_bytes too.  Returns 0,
+ * -1 for an internal error (in `errors`), -2 for CgResult.user_error. */
 int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors);
 
 /* "+ptx80" for sm_90a, ... ; NULL when the arch is not known. */

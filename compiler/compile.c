@@ -99,10 +99,13 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
   CgOptions co = {opt->arch, opt->opt_level < 0 ? 3 : opt->opt_level,
                   opt->emit == TLC_EMIT_LLVM, opt->emit == TLC_EMIT_PTX};
   CgResult cr = {0};
-  if (cg_compile(m, &co, &cr, internal) != 0) {
+  int crc = cg_compile(m, &co, &cr, internal);
+  if (crc == -2) diag_error(diag, cr.user_loc, "%s", cr.user_error);
+  free(cr.user_error);
+  if (crc != 0) {
     free(cr.llvm_ir);
     free(cr.ptx);
-    return TLC_COMPILE_INTERNAL;
+    return crc == -2 ? TLC_COMPILE_ERROR : TLC_COMPILE_INTERNAL;
   }
   res->text = opt->emit == TLC_EMIT_LLVM ? cr.llvm_ir : cr.ptx;
   if (opt->emit == TLC_EMIT_LLVM) free(cr.ptx);

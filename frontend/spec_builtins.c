@@ -948,6 +948,8 @@ static SVal *b_dot(Spec *s, SVal **v, CallArgs *a) {
                (long long)M, (long long)N, (long long)K);
     return s->poison;
   }
+  int64_t out_shape[3] = {tx->shape[0], M, N};
+  if (!spec_check_block_shape(s, r, r == 3 ? out_shape : out_shape + 1, a->loc)) return s->poison;
   const Type *ex = val_elem(s, x), *ey = val_elem(s, y);
   bool fp8 = (ex->dtype == DT_F8E4M3 || ex->dtype == DT_F8E5M2) && (ey->dtype == DT_F8E4M3 || ey->dtype == DT_F8E5M2);
   if (ex != ey && !fp8) {

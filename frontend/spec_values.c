@@ -348,6 +348,8 @@ bool spec_broadcast_pair(Spec *s, Value **a, Value **b, Loc loc, const char *opn
     }
     shape[i] = da == 1 ? db : da;
   }
+  /* [M, 1] op [1, N] can make a tile larger than either operand. */
+  if (!spec_check_block_shape(s, rank, shape, loc)) return false;
   *a = spec_broadcast_to(s, *a, rank, shape, loc);
   *b = spec_broadcast_to(s, *b, rank, shape, loc);
   return *a && *b;
