@@ -230,6 +230,12 @@ static int64_t thread_coord(const CgFrag *f, int tid, int d) {
   return c[d] ^ r[d];
 }
 
+static unsigned coord_hash(const int64_t *c, int rank) {
+  unsigned long long h = 0x9E3779B97F4A7C15ull;
+  for (int d = 0; d < rank; d++) h = (h ^ (unsigned long long)c[d]) * 0xBF58476D1CE4E5B9ull;
+  return (unsigned)(h >> 32);
+}
+
 /* Broadcast / expand_dims within one layout family: the thread parts agree
  * (the source's lane and warp bases are the destination's on the source's
  * dims, zero along size-1 dims), so destination register k reads the
@@ -246,20 +252,32 @@ static bool reindex(CgCtx *cg, Op *op, const CgFrag *fs, const CgFrag *fd, const
   for (int t = 0; ok && t < cg->nthreads; t++)
     for (int d = 0; d < st->rank && ok; d++)
       if (st->shape[d] > 1) ok = thread_coord(fs, t, d) == thread_coord(fd, t, map[d]);
+  /* The source registers by their constant coordinates, in an open-addressed
+   * table (a scan per destination register is quadratic in the fragment). */
+  int cap = 16;
+  while (ok && cap < 2 * fs->count) cap *= 2;
+  int *slot = ok ? xmalloc(sizeof(int) * (size_t)cap) : NULL;
+  int64_t(*cs)[IR_MAX_RANK] = ok ? xmalloc(sizeof *cs * (size_t)(fs->count ? fs->count : 1)) : NULL;
+  for (int i = 0; ok && i < cap; i++) slot[i] = -1;
+  for (int j = 0; ok && j < fs->count; j++) {
+    cg_reg_coord(fs, j, cs[j]);
+    unsigned h = coord_hash(cs[j], st->rank) & (unsigned)(cap - 1);
+    while (slot[h] >= 0) h = (h + 1) & (unsigned)(cap - 1);
+    slot[h] = j;
+  }
   for (int k = 0; ok && k < fd->count; k++) {
-    int64_t ck[IR_MAX_RANK];
+    int64_t ck[IR_MAX_RANK], want[IR_MAX_RANK] = {0};
     cg_reg_coord(fd, k, ck);
+    for (int d = 0; d < st->rank; d++) want[d] = st->shape[d] == 1 ? 0 : ck[map[d]];
     int found = -1;
-    for (int j = 0; j < fs->count && found < 0; j++) {
-      int64_t cj[IR_MAX_RANK];
-      cg_reg_coord(fs, j, cj);
-      bool same = true;
-      for (int d = 0; d < st->rank; d++) same &= cj[d] == (st->shape[d] == 1 ? 0 : ck[map[d]]);
-      if (same) found = j;
-    }
+    for (unsigned h = coord_hash(want, st->rank) & (unsigned)(cap - 1); slot[h] >= 0 && found < 0;
+         h = (h + 1) & (unsigned)(cap - 1))
+      if (!memcmp(cs[slot[h]], want, sizeof(int64_t) * (size_t)st->rank)) found = slot[h];
     if (found < 0) ok = false;
     else e[k] = x->v[found];
   }
+  free(slot);
+  free(cs);
   if (!ok) {
     cg_error(cg, op, "%s between layouts that do not share a fragment",
              op->kind == OP_EXPAND_DIMS ? "expand_dims" : "broadcast");

@@ -434,7 +434,25 @@ void cg_lower_dot(CgCtx *cg, Op *op) {
     cg_set_undef(cg, op->results[0]);
     return;
   }
-  if (rt->layout->kind == LAY_MMA) {
+  /* Every multiply-add of a dot is unrolled into straight-line code: bound
+   * it, or a [1024 x 1024] @ [1024 x 1024] block takes LLVM minutes and
+   * gigabytes to compile into a kernel that could never run well. */
+  const Type *ta = op->operands[0]->type;
+  int64_t M = rt->shape[rt->rank - 2], N = rt->shape[rt->rank - 1], K = ta->shape[ta->rank - 1];
+  int64_t macs = M * N * K * (rt->rank == 3 ? rt->shape[0] : 1);
+  bool mma = rt->layout->kind == LAY_MMA;
+  int64_t per = mma ? macs / (16 * 8 * 8) / (cg->nthreads / 32) : macs / cg->nthreads;
+  int64_t cap = mma ? 16384 : 65536;
+  if (per > cap) {
+    cg_user_error(cg, op, "tl.dot of [%lld x %lld] @ [%lld x %lld] with %d warps unrolls into %lld %s "
+                  "(at most %lld); use smaller blocks or more warps", (long long)M, (long long)K,
+                  (long long)K, (long long)N, cg->nthreads / 32, (long long)per,
+                  mma ? "tensor-core steps (16x8x8 each) per warp" : "multiply-adds per thread",
+                  (long long)cap);
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  if (mma) {
     const Layout *la = op->operands[0]->type->layout, *lb = op->operands[1]->type->layout;
     if (la->kind != LAY_DOT_OPERAND || lb->kind != LAY_DOT_OPERAND || la->parent != rt->layout ||
         lb->parent != rt->layout || la->op_idx != 0 || lb->op_idx != 1 || rt->rank != 2) {

@@ -102,6 +102,8 @@ typedef struct CgCtx {
   LLVMValueRef smem;          /* @global_smem */
   int smem_bytes;             /* largest scratch request */
   const Op *smem_over_op;     /* first op whose shared memory passed the limit */
+  char *user_error;           /* first limit of the target the kernel exceeds (heap) */
+  const Op *user_error_op;
 
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64;
   LLVMTypeRef t_gptr, t_sptr; /* ptr addrspace(1), ptr addrspace(3) */
@@ -141,6 +143,10 @@ void cg_barrier(CgCtx *cg);
 LLVMValueRef cg_smem_ptr(CgCtx *cg, LLVMValueRef byte_off);
 LLVMValueRef cg_smem_abs(CgCtx *cg, LLVMValueRef byte_off);
 void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes);
+/* The kernel as written exceeds a limit of the target or of tlc (too much
+ * work unrolled in one op): a located error for the user, not an internal
+ * one.  The first is kept; cg_compile returns -2. */
+void cg_user_error(CgCtx *cg, const Op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Shared memory one program may use on a GPU of this capability. */
 int64_t cg_smem_limit(int capability);
 /* Register <-> memory representation of one element. */

@@ -229,9 +229,12 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors)
   }
   if (cg.smem_bytes < m->smem_buffers_end) cg.smem_bytes = m->smem_buffers_end;
   int64_t limit = cg_smem_limit(cg.capability);
-  bool over = cg.smem_bytes > limit;
+  bool over = cg.smem_bytes > limit || cg.user_error;
   if (ok) ok = !cg.failed && !over && finish(&cg, out); /* no LLVM passes for a kernel refused */
-  if (over) {
+  if (cg.user_error) {
+    out->user_error = cg.user_error;
+    out->user_loc = cg.user_error_op ? cg.user_error_op->loc : cg.f->loc;
+  } else if (over) {
     StrBuf msg;
     sb_init(&msg);
     sb_printf(&msg, "the kernel needs %d bytes of shared memory per program (%d for dot operands, "

@@ -117,6 +117,18 @@ LLVMValueRef cg_smem_ptr(CgCtx *cg, LLVMValueRef byte_off) {
   return cg_smem_abs(cg, byte_off);
 }
 
+void cg_user_error(CgCtx *cg, const Op *op, const char *fmt, ...) {
+  if (cg->user_error) return;
+  StrBuf sb;
+  sb_init(&sb);
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&sb, fmt, ap);
+  va_end(ap);
+  cg->user_error = sb_take(&sb);
+  cg->user_error_op = op;
+}
+
 int64_t cg_smem_limit(int capability) {
   return capability >= 90 ? 232448 : capability >= 80 ? 166912 : 98304;
 }

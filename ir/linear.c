@@ -142,6 +142,13 @@ bool ll_from_layout(const Layout *l, int rank, const int64_t *shape, LinearLayou
 
 static bool ll_build(const Layout *l, int rank, const int64_t *shape, LinearLayout *ll) {
   memset(ll, 0, sizeof *ll);
+  /* The basis arrays hold 2^24 elements at most (tiles are capped at 2^20). */
+  int bits = 0;
+  for (int i = 0; i < rank; i++) {
+    if (shape[i] <= 0 || shape[i] > ((int64_t)1 << 24)) return false;
+    bits += log2i(shape[i]);
+  }
+  if (bits > 24) return false;
   ll->rank = rank;
   for (int i = 0; i < rank; i++) ll->shape[i] = shape[i];
   switch (l->kind) {

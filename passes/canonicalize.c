@@ -377,7 +377,10 @@ static Value *fold(Canon *C, Op *op) {
 
 /* ---- CSE ------------------------------------------------------------------------------------ */
 
-static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull + (h >> 29); }
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h = (h ^ v) * 0x100000001b3ull;
+  return h ^ (h >> 29); /* high bits into the low ones the bucket index takes */
+}
 
 static bool is_constant_op(const Value *v) { return v && v->def && v->def->kind == OP_CONSTANT; }
 
@@ -394,6 +397,9 @@ static uint64_t op_hash(const Op *op) {
   for (int i = 0; i < op->nresults; i++) h = mix(h, op->results[i]->type->id);
   const OpAttrs *a = &op->attr;
   h = mix(h, (uint64_t)a->ival);
+  uint64_t fbits = 0; /* float constants differ only here: without it they share one chain */
+  memcpy(&fbits, &a->fval, sizeof fbits < sizeof a->fval ? sizeof fbits : sizeof a->fval);
+  h = mix(h, fbits);
   h = mix(h, (uint64_t)a->axis);
   h = mix(h, (uint64_t)a->start), h = mix(h, (uint64_t)a->end);
   h = mix(h, (uint64_t)a->pred);
