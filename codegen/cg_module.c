@@ -229,21 +229,15 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors)
   }
   if (cg.smem_bytes < m->smem_buffers_end) cg.smem_bytes = m->smem_buffers_end;
   int64_t limit = cg_smem_limit(cg.capability);
-  bool over = cg.smem_bytes > limit || cg.user_error;
+  if (cg.smem_bytes > limit)
+    cg_user_error(&cg, cg.smem_over_op,
+                  "the kernel needs %d bytes of shared memory per program (%d for dot operands, the "
+                  "rest for layout conversions and reductions) but %s allows at most %lld; use "
+                  "smaller blocks", cg.smem_bytes, m->smem_buffers_end, arch, (long long)limit);
+  bool over = cg.user_error != NULL;
   if (ok) ok = !cg.failed && !over && finish(&cg, out); /* no LLVM passes for a kernel refused */
-  if (cg.user_error) {
-    out->user_error = cg.user_error;
-    out->user_loc = cg.user_error_op ? cg.user_error_op->loc : cg.f->loc;
-  } else if (over) {
-    StrBuf msg;
-    sb_init(&msg);
-    sb_printf(&msg, "the kernel needs %d bytes of shared memory per program (%d for dot operands, "
-              "the rest for layout conversions and reductions) but %s allows at most %lld; use "
-              "smaller blocks", cg.smem_bytes, m->smem_buffers_end, arch, (long long)limit);
-    out->user_error = sb_take(&msg);
-    const Op *at = cg.smem_over_op;
-    out->user_loc = at ? at->loc : cg.f->loc;
-  }
+  out->user_error = cg.user_error;
+  out->user_loc = cg.user_error_op ? cg.user_error_op->loc : cg.f->loc;
   out->shared_bytes = cg.smem_bytes;
   m->shared_bytes = cg.smem_bytes;
 
