@@ -7,7 +7,8 @@
 #   fuzz.sh long   HARNESS WORKDIR SECONDS [JOBS]   a long run: JOBS parallel fuzzers, corpus kept
 #                                             in WORKDIR/corpus, findings in WORKDIR/artifacts,
 #                                             logs in WORKDIR/logs, total executions in
-#                                             WORKDIR/summary.txt
+#                                             WORKDIR/summary.txt; FUZZ_SPLIT=1 deals the
+#                                             corpus out among the fuzzers
 #
 # Seeds: every .tile of examples/ and tests/lit/, and each line of
 # examples/kernels.txt as a `#fuzz:` header (kernel, signature, constexprs)
@@ -74,10 +75,24 @@ case "$mode" in
     # SIGINT ends them; each then prints its final counts, and the sum is the
     # run's figure.  A fuzzer that stops on a finding leaves its input in
     # artifacts/ and its report in its log.
+    # With FUZZ_SPLIT=1 the corpus is dealt out instead: worker j starts from
+    # every JOBS-th input (corpus-j), so the first pass over a large corpus is
+    # not repeated JOBS times; what the workers found is gathered back into
+    # corpus at the end.
+    split=${FUZZ_SPLIT:-0}
+    if [ "$split" = 1 ]; then
+      for j in $(seq 1 "$jobs"); do rm -rf "$work/corpus-$j" && mkdir -p "$work/corpus-$j"; done
+      for j in $(seq 1 "$jobs"); do
+        find "$work/corpus" -maxdepth 1 -type f | sort | awk -v j="$j" -v n="$jobs" 'NR % n == j % n' |
+          xargs -r cp -t "$work/corpus-$j/"
+      done
+    fi
     t0=$SECONDS
     for j in $(seq 1 "$jobs"); do
+      dir=corpus
+      [ "$split" = 1 ] && dir=corpus-$j
       timeout -s INT -k 60 "$secs" "$harness" "${flags[@]}" -artifact_prefix="$work/artifacts/" \
-        corpus seeds >"$work/logs/worker-$j.log" 2>&1 &
+        "$dir" seeds >"$work/logs/worker-$j.log" 2>&1 &
     done
     fails=0
     for j in $(seq 1 "$jobs"); do
@@ -85,6 +100,12 @@ case "$mode" in
       wait -n || rc=$?
       [ "$rc" = 0 ] || [ "$rc" = 124 ] || fails=$((fails + 1)) # 124: interrupted at SECONDS
     done
+    if [ "$split" = 1 ]; then
+      for j in $(seq 1 "$jobs"); do
+        find "$work/corpus-$j" -maxdepth 1 -type f | xargs -r cp -n -t "$work/corpus/"
+        rm -rf "$work/corpus-$j"
+      done
+    fi
     execs=$(cat "$work"/logs/worker-*.log | awk -F: '/^stat::number_of_executed_units/ {n += $NF} END {print n + 0}')
     found=$(find "$work/artifacts" -type f | wc -l)
     echo "fuzz.sh: $execs executions by $jobs fuzzers in $((SECONDS - t0)) s;" \
