@@ -465,6 +465,17 @@ static bool is_range_builtin(Spec *s, SVal *fn, bool *is_static) {
 static RangeArgs range_args(Spec *s, Scope *sc, const Expr *call, bool is_static) {
   RangeArgs r = {.is_static = is_static, .ok = false};
   SVal *a[3] = {NULL, NULL, NULL};
+  /* range(*t) and range(**d): the loop's bounds must be written out */
+  for (int i = 0; i < call->nitems; i++)
+    if (call->items[i]->kind == EX_STARRED) {
+      spec_error(s, call->items[i]->loc, "'*' arguments are not supported in range; write start, stop and step out");
+      return r;
+    }
+  for (int i = 0; i < call->nkwargs; i++)
+    if (!call->kwargs[i].name) {
+      spec_error(s, call->kwargs[i].loc, "'**' arguments are not supported");
+      return r;
+    }
   if (call->nitems < 1 || call->nitems > 3) {
     spec_error(s, call->loc, "range expects 1 to 3 arguments, got %d", call->nitems);
     return r;
