@@ -86,6 +86,7 @@ typedef struct CgCtx {
   const CgOptions *opt;
   StrBuf *errors;
   bool failed;
+  bool passes_ran, printed;   /* the O-pipeline ran; the PTX printer finished (see release_annotations) */
   const Op *last_error_op;    /* report one error per op, not one per element */
   Arena arena;                /* codegen-private memory, freed at the end */
   int capability;             /* 80, 90, ... */

@@ -163,6 +163,7 @@ static bool finish(CgCtx *cg, CgResult *out) {
   char pipeline[32];
   snprintf(pipeline, sizeof pipeline, "default<O%d>", lvl);
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  cg->passes_ran = true;
   LLVMErrorRef err = LLVMRunPasses(cg->mod, pipeline, cg->tm, po);
   LLVMDisposePassBuilderOptions(po);
   if (err) {
@@ -184,6 +185,7 @@ static bool finish(CgCtx *cg, CgResult *out) {
       LLVMDisposeMessage(msg);
       return false;
     }
+    cg->printed = true;
     size_t len = LLVMGetBufferSize(buf);
     char *ptx = xmalloc(len + 1);
     memcpy(ptx, LLVMGetBufferStart(buf), len);
@@ -192,6 +194,29 @@ static bool finish(CgCtx *cg, CgResult *out) {
     LLVMDisposeMemoryBuffer(buf);
   }
   return true;
+}
+
+/* LLVM 19's NVPTX backend keeps each module's nvvm.annotations in one
+ * process-wide table keyed by the addresses of the Module and its functions:
+ * the NVVM passes of the O-pipeline fill it (NVVMIntrRange reads maxntidx to
+ * bound the thread ids), and only the PTX printer's finalization removes the
+ * module's entries.  A module that ran the pipeline but never reached the
+ * printer (--emit llvm, or an error after the passes) would leave entries
+ * behind, and a later module that happens to be allocated at the same
+ * addresses would read them as its own (an old .maxntid, old thread-id
+ * ranges); the table would also grow with every such compilation.  Such a
+ * module is therefore printed anyway, emptied of its function bodies first,
+ * which costs next to nothing and returns nothing. */
+static void release_annotations(CgCtx *cg) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(cg->mod), next; f; f = next) {
+    next = LLVMGetNextFunction(f);
+    if (LLVMCountBasicBlocks(f)) LLVMDeleteFunction(f);
+  }
+  char *msg = NULL;
+  LLVMMemoryBufferRef buf = NULL;
+  if (!LLVMTargetMachineEmitToMemoryBuffer(cg->tm, cg->mod, LLVMAssemblyFile, &msg, &buf))
+    LLVMDisposeMemoryBuffer(buf);
+  LLVMDisposeMessage(msg);
 }
 
 int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors) {
@@ -243,6 +268,7 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors)
 
   if (cg.b) LLVMDisposeBuilder(cg.b);
   if (cg.pro) LLVMDisposeBuilder(cg.pro);
+  if (cg.passes_ran && !cg.printed) release_annotations(&cg);
   LLVMDisposeModule(cg.mod);
   if (cg.tm) LLVMDisposeTargetMachine(cg.tm);
   LLVMContextDispose(cg.ctx);

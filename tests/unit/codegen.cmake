@@ -15,3 +15,13 @@ endforeach()
 # (skipped with 77 where libcuda.so.1 or a device is missing).
 add_test(NAME test_codegen_gpu COMMAND test_codegen --gpu)
 set_tests_properties(test_codegen_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+# Repeated compilations through the public API keep no memory and carry no
+# state over (LLVM's process-wide NVPTX annotation table).  glibc's tcache
+# holds freed chunks as in use; off, mallinfo2 counts exactly.
+add_executable(test_compile_repeat ${CMAKE_CURRENT_SOURCE_DIR}/test_compile_repeat.c)
+target_include_directories(test_compile_repeat PRIVATE ${CMAKE_SOURCE_DIR})
+target_compile_options(test_compile_repeat PRIVATE ${TLC_WARNINGS})
+target_link_libraries(test_compile_repeat PRIVATE tlc)
+add_test(NAME test_compile_repeat COMMAND test_compile_repeat)
+set_tests_properties(test_compile_repeat PROPERTIES LABELS cpu
+                     ENVIRONMENT "GLIBC_TUNABLES=glibc.malloc.tcache_count=0")
