@@ -114,7 +114,7 @@ case "$mode" in
     # libFuzzer stops checking each input for leaks once >= 1000 inputs
     # allocate more than they free (memory kept in some global state); such a
     # fuzzer no longer reports leaks, so it counts against the run as well.
-    leakoff=$(grep -l "disabled leak detection" "$work"/logs/worker-*.log 2>/dev/null | wc -l)
+    leakoff=$(cat "$work"/logs/worker-*.log | grep -c "disabled leak detection" || true)
     echo "fuzz.sh: $execs executions by $jobs fuzzers in $((SECONDS - t0)) s;" \
          "$fails stopped on a finding; $found inputs in $work/artifacts;" \
          "$leakoff with leak checks switched off;" \
