@@ -109,7 +109,11 @@ case "$mode" in
         rm -rf "$work/corpus-$j"
       done
     fi
-    execs=$(cat "$work"/logs/worker-*.log | awk -F: '/^stat::number_of_executed_units/ {n += $NF} END {print n + 0}')
+    # timeout(1) signals the fuzzer and then its own process group, so a
+    # fuzzer can get SIGINT twice and print its final counts twice: take
+    # each log's last count once.
+    execs=$(awk -F: '/^stat::number_of_executed_units/ {n[FILENAME] = $NF + 0}
+                     END {for (f in n) s += n[f]; print s + 0}' "$work"/logs/worker-*.log)
     found=$(find "$work/artifacts" -type f | wc -l)
     # libFuzzer stops checking each input for leaks once >= 1000 inputs
     # allocate more than they free (memory kept in some global state); such a
