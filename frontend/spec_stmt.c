@@ -450,6 +450,7 @@ static void finish_loop_scope(Spec *s, Scope *sc, Scope *before, Carried *c, Val
 
 typedef struct RangeArgs {
   SVal *lb, *ub, *step;
+  LoopAttrs attrs;     /* tl.range's keyword arguments */
   bool is_static;
   bool ok;
 } RangeArgs;
@@ -460,6 +461,37 @@ static bool is_range_builtin(Spec *s, SVal *fn, bool *is_static) {
   *is_static = !strcmp(n, "static_range");
   return !strcmp(n, "range") || !strcmp(n, "tl.range") || *is_static;
   (void)s;
+}
+
+/* One keyword argument of tl.range, a constexpr: num_stages (0 to 16; 0
+ * and 1 both mean no pipelining, as in Triton) and
+ * loop_unroll_factor (0 to 64) are integers, the rest truth values. */
+static bool range_kwarg(Spec *s, Scope *sc, const Keyword *kw, LoopAttrs *la) {
+  SVal *v = spec_eval(s, sc, kw->value);
+  if (is_poison(v)) return false;
+  if (!strcmp(kw->name, "disable_licm")) return true; /* accepted; tlc's LICM is LLVM's */
+  if (!strcmp(kw->name, "num_stages") || !strcmp(kw->name, "loop_unroll_factor")) {
+    if (v->kind == SV_NONE) return true;
+    int64_t n;
+    bool stages = !strcmp(kw->name, "num_stages");
+    if (!sv_const_int(s, v, kw->loc, kw->name, &n)) return false;
+    if (n < 0 || n > (stages ? 16 : 64)) {
+      spec_error(s, kw->loc, "%s must be from 0 to %d, not %lld", kw->name, stages ? 16 : 64, (long long)n);
+      return false;
+    }
+    if (stages) la->num_stages = n < 1 ? 1 : (int)n;
+    else la->unroll = (int)n;
+    return true;
+  }
+  bool on;
+  if (!sv_truthy(s, v, kw->loc, &on) || v->kind == SV_TENSOR) {
+    spec_error(s, kw->loc, "%s must be a constexpr truth value", kw->name);
+    return false;
+  }
+  if (!strcmp(kw->name, "flatten")) la->flatten = on;
+  else if (!strcmp(kw->name, "warp_specialize")) la->warp_specialize = on;
+  else la->no_acc_multibuf = on;
+  return true;
 }
 
 static RangeArgs range_args(Spec *s, Scope *sc, const Expr *call, bool is_static) {
@@ -497,7 +529,7 @@ static RangeArgs range_args(Spec *s, Scope *sc, const Expr *call, bool is_static
                  call->kwargs[i].name);
       return r;
     }
-    (void)spec_eval(s, sc, call->kwargs[i].value);
+    if (!range_kwarg(s, sc, &call->kwargs[i], &r.attrs)) return r;
   }
   if (call->nitems == 1) r.lb = sv_int(s, 0), r.ub = a[0], r.step = sv_int(s, 1);
   else r.lb = a[0], r.ub = a[1], r.step = call->nitems == 3 ? a[2] : sv_int(s, 1);
@@ -611,6 +643,7 @@ static void exec_for(Spec *s, Scope *sc, const Stmt *st) {
   for (int i = 0; i < 3; i++) operands[i] = bounds[i];
   for (int i = 0; i < n; i++) operands[3 + i] = car.inits.data[i], rts[i] = car.inits.data[i]->type;
   Op *loop = ir_op_new(s->m, s->f, OP_FOR, st->loc, operands, n + 3, rts, n, 1);
+  loop->attr.loop = ra.attrs;
   irb_insert(&s->b, loop);
   IrBlock *body = loop->regions[0];
   Value *iv = ir_block_add_arg(s->m, s->f, body, it_ty);

@@ -251,6 +251,15 @@ typedef enum MemSem { SEM_ACQ_REL, SEM_ACQUIRE, SEM_RELEASE, SEM_RELAXED } MemSe
 typedef enum MemScope { SCOPE_GPU, SCOPE_CTA, SCOPE_SYS } MemScope;
 typedef enum DotPrecision { PREC_IEEE, PREC_TF32, PREC_TF32X3 } DotPrecision;
 
+/* tl.range(..., num_stages=, loop_unroll_factor=, flatten=, warp_specialize=,
+ * disallow_acc_multi_buffer=) on a FOR; zero = not given (the module's
+ * num_stages applies). */
+typedef struct LoopAttrs {
+  int num_stages;          /* software-pipelining depth for this loop; 0 = module default */
+  int unroll;              /* loop_unroll_factor; 0 = not given */
+  bool flatten, warp_specialize, no_acc_multibuf;
+} LoopAttrs;
+
 /* Attributes: one record per op; each kind uses the fields its ops.def
  * comment names, the rest stay zero. */
 typedef struct OpAttrs {
@@ -276,6 +285,7 @@ typedef struct OpAttrs {
   int hint_contig[IR_MAX_RANK]; /* ASSUME: max_contiguous per dim (0 = none) */
   const char *str;         /* ASSERT message, PRINT prefix */
   int smem_offset;         /* set by shared-memory allocation for ops needing scratch */
+  LoopAttrs loop;          /* FOR: tl.range's keyword arguments */
 } OpAttrs;
 
 typedef struct Op Op;

@@ -164,6 +164,13 @@ static void print_attrs(Printer *p, const Op *op) {
       if (a->hint_contig[i]) sb_printf(&at, "%scontig%d=%d", SEP(), i, a->hint_contig[i]);
     }
     break;
+  case OP_FOR:
+    if (a->loop.num_stages) sb_printf(&at, "%snum_stages=%d", SEP(), a->loop.num_stages);
+    if (a->loop.unroll) sb_printf(&at, "%sunroll=%d", SEP(), a->loop.unroll);
+    if (a->loop.flatten) sb_printf(&at, "%sflatten", SEP());
+    if (a->loop.warp_specialize) sb_printf(&at, "%swarp_specialize", SEP());
+    if (a->loop.no_acc_multibuf) sb_printf(&at, "%sdisallow_acc_multi_buffer", SEP());
+    break;
   case OP_ASSERT: case OP_PRINT:
     sb_printf(&at, "msg=\"%s\"", a->str ? a->str : "");
     break;

@@ -1,7 +1,7 @@
 /* passes.h — analyses and rewrites on the tile IR, and the pass pipeline.
  *
  * Sections by file:
- *   pipeline.c     the pass table {name, fn, summary} and the default list
+ *   pass_manager.c     the pass table {name, fn, summary} and the default list
  *   canonicalize.c constant folding, CSE, DCE, trivial-op removal
  *   axis_info.c    AxisInfo analysis: contiguity, divisibility, constancy
  *   coalesce.c     chooses a coalesced blocked layout and vector width for
@@ -24,7 +24,7 @@
 
 #include "ir/ir.h"
 
-/* ---- pipeline.c ----------------------------------------------------------- */
+/* ---- pass_manager.c ----------------------------------------------------------- */
 
 typedef struct PassOptions {
   bool verify_each;        /* run ir_verify after every pass */

@@ -1,4 +1,4 @@
-/* pipeline.c — the pass table and the default pipeline.
+/* pass_manager.c — the pass table and the default pipeline.
  *
  * Owns the list of passes ({name, fn, summary}: the one place a pass is
  * registered), the order they run in, and the debugging hooks around each
