@@ -1,6 +1,7 @@
 /* tlc_bench_tc — tlc's side of bench/run.sh for the tensor-core kernels:
- * matmul (fp16, 4096^3: the 1-D grouped kernel of examples/matmul, which is
- * the algorithm of Triton's matmul tutorial, over a few block configs) and
+ * matmul (fp16 and bf16, 4096^3 and 8192^3: the 1-D grouped kernel of
+ * examples/matmul, which is the algorithm of Triton's matmul tutorial, over
+ * a few block configs, and a num_stages sweep 1-5 of one config) and
  * the seed-004 fused attention (fp16, batch 4, 32 heads, head dim 64, N_CTX
  * 1024 and 4096; forward causal and not, backward causal, the only mode the
  * seed's backward has), launched through the runtime.
@@ -20,7 +21,10 @@
  *         tlc_tflops=159.4 time_us=862.1 rel_err=2.1e-04 status=PASS seed=N
  *
  * Options: --quick (N_CTX 1024 only, fewer matmul configs), --smoke (tiny
- * sizes), --reps N (default 50), --warmup N, --seed N. */
+ * sizes), --reps N (default 50), --warmup N, --seed N, --ptx
+ * FILE:WARPS:SMEM:BM:BN[:EXTRA] (time a PTX variant of the matmul kernel
+ * beside the fp16 4096^3 configs: an experiment, see PtxVariant), --mm-only
+ * (the first fp16 4096^3 config and the PTX variants only: for profilers). */
 #include "examples/common/host.h"
 #include "examples/common/ref.h"
 
@@ -122,16 +126,65 @@ static double rel_err_of(const void *out, ExElem e, const double *ref, size_t n)
 /* ---- matmul ---------------------------------------------------------------------- */
 
 typedef struct MmConfig {
-  int bm, bn, bk, group, warps;
+  int bm, bn, bk, group, warps, stages;
 } MmConfig;
 
-static void bench_matmul(Bench *b, int64_t M, int64_t N, int64_t K, const MmConfig *cfg, int ncfg) {
+/* PTX variants of the matmul kernel to time beside the compiled configs
+ * (--ptx FILE:WARPS:SMEM:BM:BN[:EXTRA], a developer's experiment: tlc's own
+ * PTX edited by hand, or Triton's for the same kernel text, whose EXTRA
+ * trailing pointer parameters get NULL).  fp16 4096^3 only. */
+typedef struct PtxVariant {
+  const char *file;
+  int warps, smem, bm, bn, extra;
+} PtxVariant;
+static PtxVariant ptx_variants[8];
+static int nptx_variants;
+
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = ex_xmalloc((size_t)n + 1);
+  size_t got = fread(s, 1, (size_t)n, f);
+  s[got] = 0;
+  fclose(f);
+  return s;
+}
+
+/* Load variant v with the runtime arguments of sig (plus NULL pointers). */
+static tlc_kernel *load_variant(Ex *ex, const PtxVariant *v, ExSig *sig) {
+  char *text = read_text(v->file);
+  if (!text) return NULL;
+  tlc_param_desc params[EX_MAX_ARGS];
+  int n = 0;
+  for (int i = 0; i < sig->nargs; i++)
+    params[n++] = (tlc_param_desc){"arg", sig->args[i].kind == TLC_ARG_PTR ? "ptr" : "i32"};
+  for (int i = 0; i < v->extra && sig->nargs < EX_MAX_ARGS; i++) {
+    params[n++] = (tlc_param_desc){"scratch", "ptr"};
+    sig->args[sig->nargs++] = TLC_PTR(0);
+  }
+  tlc_kernel *k = NULL;
+  if (tlc_kernel_from_ptx(ex->rt, text, "grouped_matmul_1d_kernel", v->warps, v->smem, params, n, &k) != TLC_OK) {
+    fprintf(stderr, "tlc_bench_tc: %s: %s\n", v->file, tlc_runtime_error(ex->rt));
+    k = NULL;
+  }
+  free(text);
+  return k;
+}
+
+/* One matmul workload over configs; `name` is the table's row name
+ * (matmul_fp16, matmul_bf16, matmul_fp16_s3 for the stage sweep). */
+static void bench_matmul(Bench *b, const char *name, const char *dt, int64_t M, int64_t N, int64_t K,
+                         const MmConfig *cfg, int ncfg) {
   Ex *ex = &b->ex;
+  ExElem e = ex_elem_of(dt);
   char size[64];
   snprintf(size, sizeof size, "%lldx%lldx%lld", (long long)M, (long long)N, (long long)K);
   double *a = ex_xmalloc(sizeof(double) * (size_t)(M * K)), *bb = ex_xmalloc(sizeof(double) * (size_t)(K * N));
-  tlc_devptr da = ex_upload_random(ex, EX_F16, (size_t)(M * K), -1, 1, a);
-  tlc_devptr db = ex_upload_random(ex, EX_F16, (size_t)(K * N), -1, 1, bb);
+  tlc_devptr da = ex_upload_random(ex, e, (size_t)(M * K), -1, 1, a);
+  tlc_devptr db = ex_upload_random(ex, e, (size_t)(K * N), -1, 1, bb);
   ExOut dc = ex_out_alloc(ex, (size_t)(M * N) * 2);
   /* 64 rows spread over C, their reference in double */
   enum { ROWS = 64 };
@@ -146,20 +199,20 @@ static void bench_matmul(Bench *b, int64_t M, int64_t N, int64_t K, const MmConf
   for (int i = 0; i < ncfg; i++) {
     const MmConfig *g = &cfg[i];
     char config[48];
-    snprintf(config, sizeof config, "b%dx%dx%d/g%d/w%d", g->bm, g->bn, g->bk, g->group, g->warps);
+    snprintf(config, sizeof config, "b%dx%dx%d/g%d/w%d/s%d", g->bm, g->bn, g->bk, g->group, g->warps, g->stages);
     ExSig sig;
     ex_sig_init(&sig);
-    ex_sig_ptr(&sig, "fp16", da), ex_sig_ptr(&sig, "fp16", db), ex_sig_ptr(&sig, "fp16", dc.p);
+    ex_sig_ptr(&sig, dt, da), ex_sig_ptr(&sig, dt, db), ex_sig_ptr(&sig, dt, dc.p);
     ex_sig_int(&sig, M), ex_sig_int(&sig, N), ex_sig_int(&sig, K);
     ex_sig_int(&sig, K), ex_sig_int(&sig, 1), ex_sig_int(&sig, N), ex_sig_int(&sig, 1);
     ex_sig_int(&sig, N), ex_sig_int(&sig, 1);
     ex_sig_const_int(&sig, g->bm), ex_sig_const_int(&sig, g->bn), ex_sig_const_int(&sig, g->bk);
     ex_sig_const_int(&sig, g->group);
-    tlc_kernel_options opt = {.num_warps = g->warps};
+    tlc_kernel_options opt = {.num_warps = g->warps, .num_stages = g->stages};
     tlc_kernel *k;
     if (ex_kernel(ex, "matmul/grouped_matmul_1d.tile", "grouped_matmul_1d_kernel", sig.text, &opt, &k) !=
         TLC_OK) {
-      bench_error(b, "matmul_fp16", size, config);
+      bench_error(b, name, size, config);
       continue;
     }
     Step s = {.k = {k}, .grid = {{(unsigned)(ex_cdiv(M, g->bm) * ex_cdiv(N, g->bn)), 1, 1}}, .sig = {&sig}, .n = 1};
@@ -172,13 +225,40 @@ static void bench_matmul(Bench *b, int64_t M, int64_t N, int64_t K, const MmConf
     for (int r = 0; r < ROWS; r++)
       for (int64_t j = 0; j < N; j++) {
         bool poison;
-        double v = ex_elem_value(c, EX_F16, (size_t)(rows[r] * N + j), &poison), w = ref[(size_t)r * N + j];
+        double v = ex_elem_value(c, e, (size_t)(rows[r] * N + j), &poison), w = ref[(size_t)r * N + j];
         if (poison || !isfinite(v)) bad = true;
         num += (v - w) * (v - w), den += w * w;
       }
     double rel = bad ? INFINITY : sqrt(num / den);
     double t = time_step(b, &s);
-    bench_line(b, "matmul_fp16", size, config, flops, t, rel, rel < 2e-3);
+    bench_line(b, name, size, config, flops, t, rel, rel < (e == EX_BF16 ? 1e-2 : 2e-3));
+    /* the PTX variants, after the first config, with its arguments */
+    for (int v = 0; i == 0 && v < nptx_variants && e == EX_F16 && M == 4096; v++) {
+      const PtxVariant *pv = &ptx_variants[v];
+      ExSig vs = sig;
+      tlc_kernel *vk = load_variant(ex, pv, &vs);
+      const char *base = strrchr(pv->file, '/') ? strrchr(pv->file, '/') + 1 : pv->file;
+      snprintf(config, sizeof config, "ptx:%.40s", base);
+      if (!vk) {
+        bench_error(b, name, size, config);
+        continue;
+      }
+      Step vstep = {.k = {vk}, .grid = {{(unsigned)(ex_cdiv(M, pv->bm) * ex_cdiv(N, pv->bn)), 1, 1}}, .sig = {&vs}, .n = 1};
+      ex_poison(ex, &dc);
+      launch_step(ex, &vstep);
+      ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
+      ex_download(ex, c, dc.p, dc.bytes);
+      num = den = 0, bad = false;
+      for (int r = 0; r < ROWS; r++)
+        for (int64_t j = 0; j < N; j++) {
+          bool poison;
+          double x = ex_elem_value(c, e, (size_t)(rows[r] * N + j), &poison), w = ref[(size_t)r * N + j];
+          if (poison || !isfinite(x)) bad = true;
+          num += (x - w) * (x - w), den += w * w;
+        }
+      rel = bad ? INFINITY : sqrt(num / den);
+      bench_line(b, name, size, config, flops, time_step(b, &vstep), rel, rel < 2e-3);
+    }
   }
   free(c), free(ref), free(a), free(bb);
   ex_out_free(ex, &dc);
@@ -332,15 +412,28 @@ int main(int argc, char **argv) {
   Bench b = {0};
   b.reps = 50;
   b.warmup = 5;
-  bool quick = false, smoke = false;
+  bool quick = false, smoke = false, mm_only = false;
   char *rest[64];
   int nrest = 0;
   rest[nrest++] = argv[0];
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = true;
     else if (!strcmp(argv[i], "--smoke")) smoke = true;
+    else if (!strcmp(argv[i], "--mm-only")) mm_only = true;
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) b.reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) b.warmup = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--ptx") && i + 1 < argc && nptx_variants < 8) {
+      PtxVariant *v = &ptx_variants[nptx_variants];
+      char *spec = argv[++i], *colon = strchr(spec, ':');
+      if (colon && sscanf(colon + 1, "%d:%d:%d:%d:%d", &v->warps, &v->smem, &v->bm, &v->bn, &v->extra) >= 4) {
+        *colon = 0;
+        v->file = spec;
+        nptx_variants++;
+      } else {
+        fprintf(stderr, "tlc_bench_tc: --ptx FILE:WARPS:SMEM:BM:BN[:EXTRA]\n");
+        return 2;
+      }
+    }
     else if (nrest < 63) rest[nrest++] = argv[i];
   }
   if (b.reps < 10) b.reps = 10;
@@ -349,20 +442,38 @@ int main(int argc, char **argv) {
   ex_open(&b.ex, nrest, rest, "tlc_bench_tc");
   b.flush = ex_alloc(&b.ex, FLUSH_BYTES);
 
+  /* Triton's matmul-tutorial configs that suit the H100, best first */
   static const MmConfig mm[] = {
-      {128, 128, 32, 8, 4}, {128, 128, 64, 8, 4}, {128, 256, 64, 8, 8}, {64, 256, 32, 8, 4}, {128, 64, 32, 8, 4},
+      {128, 256, 64, 8, 8, 3}, {128, 256, 64, 8, 8, 4}, {128, 128, 64, 8, 4, 4}, {128, 128, 32, 8, 4, 4},
+      {64, 256, 32, 8, 4, 4},
+  };
+  /* the num_stages sweep: one config, 1 to 5 stages */
+  static const MmConfig sweep[] = {
+      {128, 128, 64, 8, 4, 1}, {128, 128, 64, 8, 4, 2}, {128, 128, 64, 8, 4, 3}, {128, 128, 64, 8, 4, 4},
+      {128, 128, 64, 8, 4, 5},
   };
   if (smoke) {
-    bench_matmul(&b, 512, 512, 512, mm, 1);
+    bench_matmul(&b, "matmul_fp16", "fp16", 512, 512, 512, mm + 2, 1);
     bench_attention(&b, 1, 2, 256, 64, true);
   } else {
-    bench_matmul(&b, 4096, 4096, 4096, mm, quick ? 2 : (int)(sizeof mm / sizeof *mm));
+    int nmm = quick ? 2 : (int)(sizeof mm / sizeof *mm);
+    bench_matmul(&b, "matmul_fp16", "fp16", 4096, 4096, 4096, mm, mm_only ? 1 : nmm);
+    if (mm_only) goto done;
+    for (int i = 0; i < 5; i++) {
+      char name[32];
+      snprintf(name, sizeof name, "matmul_fp16_s%d", sweep[i].stages);
+      bench_matmul(&b, name, "fp16", 4096, 4096, 4096, &sweep[i], 1);
+    }
+    bench_matmul(&b, "matmul_bf16", "bf16", 4096, 4096, 4096, mm, nmm);
+    bench_matmul(&b, "matmul_fp16", "fp16", 8192, 8192, 8192, mm, quick ? 1 : 3);
+    bench_matmul(&b, "matmul_bf16", "bf16", 8192, 8192, 8192, mm, quick ? 1 : 3);
     static const int ns[] = {1024, 4096};
     for (int i = 0; i < (quick ? 1 : 2); i++) {
       bench_attention(&b, 4, 32, ns[i], 64, false);
       bench_attention(&b, 4, 32, ns[i], 64, true);
     }
   }
+done:
   ex_free(&b.ex, b.flush);
   b.ex.nfail = b.nfail;
   b.ex.npass = b.npass;

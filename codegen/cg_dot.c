@@ -1,6 +1,6 @@
-/* cg_dot.c — tl.dot and the shared-memory staging of its operands:
- * LOCAL_ALLOC, LOCAL_LOAD (ldmatrix for mma operands) and DOT, both on
- * tensor cores (mma.sync.aligned.m16n8k{8kw}) and as per-thread FMAs.
+/* cg_dot.c — tl.dot on mma.sync (m16n8k{8kw}, sm_80+), its ldmatrix operand
+ * loads, and dots as per-thread FMAs.  wgmma (mma version 3) is cg_wgmma.c;
+ * the shared buffers themselves are cg_shared.c.
  *
  * Fragments are the ones ir/linear.c defines; with kw elements per 32-bit
  * register, one m16n8 tile of the mma layouts holds
@@ -10,13 +10,6 @@
  * in register order e | rn << 2 | rm << (2 + log2 RN) for the accumulator,
  * e | rk << log2(4kw) | rm << ... for A and e | rk << log2(2kw) | rn << ...
  * for B, where (rm, rn, rk) number the m16/n8/k(8kw) tiles a warp owns.
- *
- * Shared buffers: byte offsets attr.smem_offset (allocate-shared), below
- * m->smem_buffers_end; element (row, col) of a buffer in layout S sits at
- * lay_shared_offset (the XOR swizzle).  A LOCAL_ALLOC waits for readers of
- * the previous contents (barrier), stores the owners' elements (vectorized
- * along the contiguous dim within one swizzle chunk), and barriers again so
- * LOCAL_LOADs after it see the data.
  *
  * ldmatrix: for 16-bit operands each lane gives the address of one 16-byte
  * row of one of the four 8x8 matrices; .trans is used when the buffer's
@@ -30,137 +23,6 @@ static int log2i(int64_t x) {
   int n = 0;
   while (x > 1) x >>= 1, n++;
   return n;
-}
-
-/* ---- shared addresses ------------------------------------------------------- */
-
-typedef struct Buf {
-  const Layout *S;
-  const Type *t;
-  int base;     /* byte offset of the buffer */
-  int eb;       /* element bytes */
-  int cdim;     /* contiguous dim */
-  int rdim;     /* the other dim (rank 2), -1 for rank 1 */
-} Buf;
-
-static bool buf_of(CgCtx *cg, const Op *op, const Value *v, Buf *b) {
-  const Op *alloc = v->def;
-  if (!alloc || alloc->kind != OP_LOCAL_ALLOC || !v->type->layout || v->type->layout->kind != LAY_SHARED) {
-    cg_error(cg, op, "local_load of something that is not a local_alloc buffer");
-    return false;
-  }
-  b->S = v->type->layout;
-  b->t = v->type;
-  b->base = alloc->attr.smem_offset;
-  b->eb = cg_dt_bytes(v->type->dtype);
-  b->cdim = v->type->rank == 1 ? 0 : b->S->order[0];
-  b->rdim = v->type->rank == 1 ? -1 : b->S->order[1];
-  return true;
-}
-
-/* byte address of element (row, col) */
-static LLVMValueRef buf_addr(CgCtx *cg, const Buf *b, LLVMValueRef row, LLVMValueRef col) {
-  LLVMBuilderRef B = cg->b;
-  int64_t inner = b->t->shape[b->cdim];
-  LLVMValueRef off;
-  if (b->rdim < 0) {
-    off = col;
-  } else {
-    int vec = b->S->vec > 0 ? b->S->vec : 1;
-    LLVMValueRef chunk = LLVMBuildLShr(B, col, cg_i32(cg, log2i(vec)), "");
-    if (b->S->max_phase > 1) {
-      LLVMValueRef ph = LLVMBuildLShr(B, row, cg_i32(cg, log2i(b->S->per_phase)), "");
-      ph = LLVMBuildAnd(B, ph, cg_i32(cg, b->S->max_phase - 1), "");
-      chunk = LLVMBuildXor(B, chunk, ph, "");
-    }
-    off = LLVMBuildShl(B, chunk, cg_i32(cg, log2i(vec)), "");
-    off = LLVMBuildOr(B, off, LLVMBuildAnd(B, col, cg_i32(cg, vec - 1), ""), "");
-    off = LLVMBuildAdd(B, off, LLVMBuildMul(B, row, cg_i32(cg, inner), ""), "");
-  }
-  LLVMValueRef byte = LLVMBuildMul(B, off, cg_i32(cg, b->eb), "");
-  return cg_smem_abs(cg, LLVMBuildAdd(B, byte, cg_i32(cg, b->base), ""));
-}
-
-/* Elements per shared access for fragment f against buffer b. */
-static int group_of(const CgFrag *f, const Buf *b) {
-  if (f->run_dim != b->cdim) return 1;
-  int g = f->run, vec = b->rdim < 0 ? 16 / b->eb : b->S->vec;
-  if (g > vec) g = vec;
-  while (g > 1 && g * b->eb > 16) g /= 2;
-  return g;
-}
-
-static void store_group(CgCtx *cg, DType d, LLVMValueRef ptr, LLVMValueRef *el, int g) {
-  int wbits, nw;
-  LLVMValueRef words[4];
-  cg_words_for(d, g, &wbits, &nw);
-  cg_pack_words(cg, d, el, g, wbits, nw, words);
-  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
-  LLVMValueRef v = words[0];
-  if (nw > 1) {
-    v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)nw));
-    for (int k = 0; k < nw; k++) v = LLVMBuildInsertElement(cg->b, v, words[k], cg_i32(cg, k), "");
-  }
-  LLVMValueRef st = LLVMBuildStore(cg->b, v, ptr);
-  LLVMSetAlignment(st, (unsigned)(g * cg_dt_bytes(d)));
-}
-
-static void load_group(CgCtx *cg, DType d, LLVMValueRef ptr, int g, LLVMValueRef *out) {
-  int wbits, nw;
-  LLVMValueRef words[4];
-  cg_words_for(d, g, &wbits, &nw);
-  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
-  LLVMTypeRef lt = nw == 1 ? wt : LLVMVectorType(wt, (unsigned)nw);
-  LLVMValueRef ld = LLVMBuildLoad2(cg->b, lt, ptr, "");
-  LLVMSetAlignment(ld, (unsigned)(g * cg_dt_bytes(d)));
-  if (nw == 1) words[0] = ld;
-  else
-    for (int k = 0; k < nw; k++) words[k] = LLVMBuildExtractElement(cg->b, ld, cg_i32(cg, k), "");
-  cg_unpack_words(cg, d, words, g, wbits, nw, out);
-}
-
-/* ---- LOCAL_ALLOC ----------------------------------------------------------------- */
-
-void cg_lower_local_alloc(CgCtx *cg, Op *op) {
-  const Value *x = op->operands[0];
-  Buf b;
-  CgFrag f;
-  b.S = op->results[0]->type->layout;
-  b.t = op->results[0]->type;
-  b.base = op->attr.smem_offset;
-  b.eb = cg_dt_bytes(b.t->dtype);
-  b.cdim = b.t->rank == 1 ? 0 : b.S->order[0];
-  b.rdim = b.t->rank == 1 ? -1 : b.S->order[1];
-  LLVMValueRef off = cg_i32(cg, b.base);
-  cg_set(cg, op->results[0], &off, 1);
-  if ((int64_t)b.base + ty_numel(b.t) * b.eb > cg_smem_limit(cg->capability) && !cg->smem_over_op)
-    cg->smem_over_op = op; /* the operand buffers alone are too large: point at this dot */
-  if (!x->type->rank || !cg_frag(cg, op, x->type, &f)) return;
-  if ((int64_t)b.base + ty_numel(b.t) * b.eb > cg->m->smem_buffers_end) {
-    cg_error(cg, op, "local_alloc buffer lies outside the allocated shared memory");
-    return;
-  }
-  CgVal *xv = cg_get(cg, op, x);
-  cg_barrier(cg); /* readers of the previous contents are done */
-  LLVMValueRef own = cg_owner(cg, x->type);
-  LLVMBasicBlockRef cont = NULL;
-  if (own) {
-    LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "alloc.write");
-    cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "alloc.cont");
-    LLVMBuildCondBr(cg->b, own, w, cont);
-    LLVMPositionBuilderAtEnd(cg->b, w);
-  }
-  int g = group_of(&f, &b);
-  for (int i = 0; i < f.count; i += g) {
-    LLVMValueRef col = cg_coord(cg, &f, i, b.cdim);
-    LLVMValueRef row = b.rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, &f, i, b.rdim);
-    store_group(cg, b.t->dtype, buf_addr(cg, &b, row, col), xv->v + i, g);
-  }
-  if (cont) {
-    LLVMBuildBr(cg->b, cont);
-    LLVMPositionBuilderAtEnd(cg->b, cont);
-  }
-  cg_barrier(cg); /* the data is visible to every reader */
 }
 
 /* ---- LOCAL_LOAD -------------------------------------------------------------------- */
@@ -177,7 +39,7 @@ static void split_words(CgCtx *cg, DType d, LLVMValueRef word, LLVMValueRef *out
 }
 
 /* ldmatrix.x4 of mma operand fragments (16-bit types). */
-static bool ldmatrix_operand(CgCtx *cg, Op *op, const Buf *b, const Layout *D, LLVMValueRef *out) {
+bool cg_ldmatrix_operand(CgCtx *cg, Op *op, const CgBuf *b, const Layout *D, LLVMValueRef *out) {
   const Layout *mma = D->parent;
   int wm = mma->wpc[0], wn = mma->wpc[1];
   const Type *t = op->results[0]->type;
@@ -224,7 +86,7 @@ static bool ldmatrix_operand(CgCtx *cg, Op *op, const Buf *b, const Layout *D, L
         row = LLVMBuildAdd(cg->b, kcol, r8, "");
         col = orow;
       }
-      LLVMValueRef ptr = buf_addr(cg, b, row, col);
+      LLVMValueRef ptr = cg_buf_addr(cg, b, row, col);
       LLVMTypeRef pty = LLVMTypeOf(ptr);
       LLVMValueRef res = cg_intrin(cg, name, &pty, 1, &ptr, 1);
       LLVMValueRef w[4];
@@ -244,31 +106,6 @@ static bool ldmatrix_operand(CgCtx *cg, Op *op, const Buf *b, const Layout *D, L
       }
     }
   return true;
-}
-
-void cg_lower_local_load(CgCtx *cg, Op *op) {
-  const Type *t = op->results[0]->type;
-  Buf b;
-  CgFrag f;
-  if (!buf_of(cg, op, op->operands[0], &b) || !cg_frag(cg, op, t, &f)) {
-    cg_set_undef(cg, op->results[0]);
-    return;
-  }
-  LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, f.count);
-  const Layout *D = t->layout;
-  bool ld16 = D->kind == LAY_DOT_OPERAND && D->k_width == 2 && cg_dt_bytes(t->dtype) == 2 && b.rdim >= 0 &&
-              D->parent->kind == LAY_MMA && D->parent->version == 2;
-  if (ld16 && ldmatrix_operand(cg, op, &b, D, e)) {
-    cg_set(cg, op->results[0], e, f.count);
-    return;
-  }
-  int g = group_of(&f, &b);
-  for (int i = 0; i < f.count; i += g) {
-    LLVMValueRef col = cg_coord(cg, &f, i, b.cdim);
-    LLVMValueRef row = b.rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, &f, i, b.rdim);
-    load_group(cg, t->dtype, buf_addr(cg, &b, row, col), g, e + i);
-  }
-  cg_set(cg, op->results[0], e, f.count);
 }
 
 /* ---- DOT: tensor cores --------------------------------------------------------------- */
@@ -428,6 +265,10 @@ static void lower_fma_dot(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb,
 
 void cg_lower_dot(CgCtx *cg, Op *op) {
   const Type *rt = op->results[0]->type;
+  if (rt->layout && rt->layout->kind == LAY_MMA && rt->layout->version == 3) {
+    cg_lower_wgmma(cg, op);
+    return;
+  }
   CgFrag fa, fb, fc;
   if (!cg_frag(cg, op, op->operands[0]->type, &fa) || !cg_frag(cg, op, op->operands[1]->type, &fb) ||
       !cg_frag(cg, op, rt, &fc)) {

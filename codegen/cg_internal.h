@@ -12,7 +12,11 @@
  *   cg_convert.c  layout conversions and shape ops (splat, arange, expand_dims,
  *                 broadcast, trans, reshape) and the shared-memory exchange
  *   cg_control.c  for / if / while
- *   cg_dot.c      dot (mma.sync and FMA), local_alloc, local_load (ldmatrix)
+ *   cg_shared.c   shared buffers: addresses, local_alloc, local_load, ring
+ *                 slots (memdesc_index)
+ *   cg_async.c    cp.async copies into shared views, their groups and waits
+ *   cg_dot.c      dot on mma.sync (ldmatrix operands) and as FMAs
+ *   cg_wgmma.c    dot on wgmma (sm_90a), asynchronous groups, dot_wait
  *   cg_debug.c    device_print (vprintf)
  *
  * Value representation.  Every IR value lowers to a CgVal: a per-thread
@@ -28,11 +32,12 @@
  * In memory an i1 takes one byte (i8).
  *
  * Shared memory: one `external addrspace(3) global [0 x i8]` array (dynamic
- * shared memory, align 16).  The local_alloc buffers sit at their
+ * shared memory, align 1024).  The local_alloc buffers sit at their
  * attr.smem_offset below m->smem_buffers_end; ops that need scratch (layout
  * conversion, reshape, cross-warp reductions, result broadcast of atomics)
- * use it from smem_buffers_end on, bracketed by barriers, and never keep
- * data there across ops; cg->smem_bytes is the largest end. */
+ * use it from cg->scratch_base on (the op's attr.scratch_offset: above the
+ * buffers live at it, allocate-shared), bracketed by barriers, and never
+ * keep data there across ops; cg->smem_bytes is the largest end. */
 #ifndef TLC_CG_INTERNAL_H
 #define TLC_CG_INTERNAL_H
 
@@ -102,6 +107,7 @@ typedef struct CgCtx {
   LLVMBasicBlockRef entry;
   LLVMValueRef smem;          /* @global_smem */
   int smem_bytes;             /* largest scratch request */
+  int scratch_base;           /* where the op being lowered may put scratch (bytes) */
   const Op *smem_over_op;     /* first op whose shared memory passed the limit */
   char *user_error;           /* first limit of the target the kernel exceeds (heap) */
   const Op *user_error_op;
@@ -222,10 +228,44 @@ void cg_pack_words(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int
 void cg_unpack_words(CgCtx *cg, DType d, LLVMValueRef *words, int vec, int wbits, int nw,
                      LLVMValueRef *out);
 
-void cg_lower_reduce(CgCtx *cg, Op *op);
-void cg_lower_dot(CgCtx *cg, Op *op);             /* cg_dot.c */
+void cg_lower_reduce(CgCtx *cg, Op *op);         /* cg_reduce.c */
+
+/* ======================= cg_shared.c ====================================== */
+
+/* A shared buffer or ring slot seen as a 2-D (or 1-D) array. */
+typedef struct CgBuf {
+  const Layout *S;     /* LAY_SHARED */
+  const Type *t;       /* the buffer's type (shape, element) */
+  LLVMValueRef base;   /* i32 byte offset in the dynamic shared memory */
+  int eb;              /* element bytes */
+  int cdim;            /* contiguous dim */
+  int rdim;            /* the other dim (rank 2), -1 for rank 1 */
+} CgBuf;
+
+/* v: a LOCAL_ALLOC result or a MEMDESC_INDEX view (false + error else). */
+bool cg_buf(CgCtx *cg, const Op *op, const Value *v, CgBuf *b);
+/* Address (ptr addrspace(3)) of element (row, col), swizzle included. */
+LLVMValueRef cg_buf_addr(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVMValueRef col);
+/* Byte offset of (row, col) from the buffer's start before the XOR swizzle
+ * (what wgmma descriptors and bulk copies address: the hardware swizzles). */
+int64_t cg_buf_linear_bytes(const CgBuf *b, int64_t row, int64_t col);
+/* Elements per shared access for fragment f against buffer b. */
+int cg_buf_group(const CgFrag *f, const CgBuf *b);
 void cg_lower_local_alloc(CgCtx *cg, Op *op);
-void cg_lower_local_load(CgCtx *cg, Op *op);         /* cg_reduce.c */
+void cg_lower_local_load(CgCtx *cg, Op *op);
+void cg_lower_memdesc_index(CgCtx *cg, Op *op);
+
+/* ======================= cg_dot.c, cg_wgmma.c, cg_async.c ================= */
+
+void cg_lower_dot(CgCtx *cg, Op *op);             /* cg_dot.c */
+/* ldmatrix.x4 of a 16-bit mma operand fragment from buffer b (false when
+ * the shape does not tile it). */
+bool cg_ldmatrix_operand(CgCtx *cg, Op *op, const CgBuf *b, const Layout *D, LLVMValueRef *out);
+void cg_lower_wgmma(CgCtx *cg, Op *op);           /* cg_wgmma.c */
+void cg_lower_dot_wait(CgCtx *cg, Op *op);
+void cg_lower_async_copy(CgCtx *cg, Op *op);      /* cg_async.c */
+void cg_lower_async_commit(CgCtx *cg, Op *op);
+void cg_lower_async_wait(CgCtx *cg, Op *op);
 
 void cg_lower_shape(CgCtx *cg, Op *op);          /* cg_convert.c */
 /* Move `src` (fragment of type st) through shared memory into the fragment

@@ -102,7 +102,15 @@ int cg_nelems(CgCtx *cg, const Type *t) {
 void cg_thread_init(CgCtx *cg) {
   cg->tid = cg_sreg(cg, cg->pro, "tid.x");
   cg->lane = LLVMBuildAnd(cg->pro, cg->tid, cg_i32(cg, 31), "lane");
-  cg->warp = LLVMBuildLShr(cg->pro, cg->tid, cg_i32(cg, 5), "warp");
+  /* The warp index through a shuffle from lane 0: ptxas then knows it is
+   * warp-uniform and keeps what is computed from it (wgmma descriptors,
+   * warpgroup offsets) in uniform registers. */
+  LLVMValueRef w = LLVMBuildLShr(cg->pro, cg->tid, cg_i32(cg, 5), "");
+  LLVMValueRef args[4] = {cg_i32(cg, -1), w, cg_i32(cg, 0), cg_i32(cg, 31)};
+  unsigned id = LLVMLookupIntrinsicID("llvm.nvvm.shfl.sync.idx.i32", 27);
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, NULL, 0);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(cg->ctx, id, NULL, 0);
+  cg->warp = LLVMBuildCall2(cg->pro, fty, fn, args, 4, "warp");
 }
 
 static int log2i(int64_t x) {

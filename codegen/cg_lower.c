@@ -79,9 +79,14 @@ static void lower_identity(CgCtx *cg, Op *op) {
 }
 
 static void lower_op(CgCtx *cg, Op *op) {
-  if (op->kind == OP_LOCAL_ALLOC) {
-    cg_lower_local_alloc(cg, op);
-    return;
+  cg->scratch_base = cg->m->scratch_per_op ? op->attr.scratch_offset : cg->m->smem_buffers_end;
+  switch (op->kind) { /* ops on shared buffers, and ops without tensor results */
+  case OP_LOCAL_ALLOC: cg_lower_local_alloc(cg, op); return;
+  case OP_MEMDESC_INDEX: cg_lower_memdesc_index(cg, op); return;
+  case OP_ASYNC_COPY: cg_lower_async_copy(cg, op); return;
+  case OP_ASYNC_COMMIT: cg_lower_async_commit(cg, op); return;
+  case OP_ASYNC_WAIT: cg_lower_async_wait(cg, op); return;
+  default: break;
   }
   /* every tensor result must be in a layout codegen can lower */
   for (int i = 0; i < op->nresults; i++) {
@@ -110,6 +115,7 @@ static void lower_op(CgCtx *cg, Op *op) {
   case OP_REDUCE: cg_lower_reduce(cg, op); return;
   case OP_DOT: cg_lower_dot(cg, op); return;
   case OP_LOCAL_LOAD: cg_lower_local_load(cg, op); return;
+  case OP_DOT_WAIT: cg_lower_dot_wait(cg, op); return;
   case OP_ASSUME: lower_identity(cg, op); return;
   case OP_ASSERT: return; /* lowered to nothing, as Triton without debug (docs/codegen.md) */
   case OP_PRINT: cg_lower_print(cg, op); return;

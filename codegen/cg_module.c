@@ -121,7 +121,7 @@ static void build_kernel(CgCtx *cg) {
 
   cg->smem = LLVMAddGlobalInAddressSpace(cg->mod, LLVMArrayType2(cg->t_i8, 0), "global_smem", 3);
   LLVMSetLinkage(cg->smem, LLVMExternalLinkage);
-  LLVMSetAlignment(cg->smem, 16);
+  LLVMSetAlignment(cg->smem, 1024); /* wgmma's 128-byte swizzle repeats every 1024 bytes */
 
   cg->entry = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "entry");
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "body");

@@ -88,7 +88,8 @@ LLVMValueRef cg_intrin(CgCtx *cg, const char *name, LLVMTypeRef *tys, int ntys,
 
 LLVMValueRef cg_asm(CgCtx *cg, LLVMTypeRef ret, const char *text, const char *constraints,
                     LLVMValueRef *args, int nargs, bool side_effects) {
-  LLVMTypeRef at[16];
+  /* wgmma takes hundreds of operands: the types live in the arena */
+  LLVMTypeRef *at = ARENA_ARRAY(&cg->arena, LLVMTypeRef, nargs > 0 ? nargs : 1);
   for (int i = 0; i < nargs; i++) at[i] = LLVMTypeOf(args[i]);
   LLVMTypeRef fty = LLVMFunctionType(ret, at, (unsigned)nargs, 0);
   LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints),
@@ -112,7 +113,7 @@ LLVMValueRef cg_smem_abs(CgCtx *cg, LLVMValueRef byte_off) {
 }
 
 LLVMValueRef cg_smem_ptr(CgCtx *cg, LLVMValueRef byte_off) {
-  int base = cg->m->smem_buffers_end;
+  int base = cg->scratch_base;
   if (base) byte_off = LLVMBuildAdd(cg->b, byte_off, cg_i32(cg, base), "");
   return cg_smem_abs(cg, byte_off);
 }
@@ -136,7 +137,7 @@ int64_t cg_smem_limit(int capability) {
 /* Over the limit is the user's problem (blocks too large), reported by
  * cg_compile once the kernel is built, at the first op that went over. */
 void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes) {
-  bytes += cg->m->smem_buffers_end;
+  bytes += cg->scratch_base;
   if (bytes > cg_smem_limit(cg->capability) && !cg->smem_over_op) cg->smem_over_op = op;
   if (bytes > INT32_MAX) bytes = INT32_MAX;
   if (bytes > cg->smem_bytes) cg->smem_bytes = (int)bytes;

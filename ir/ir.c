@@ -128,6 +128,36 @@ void ir_remove(Op *op) {
 
 void ir_set_operand(Op *op, int i, Value *v) { op->operands[i] = v; }
 
+void ir_add_operands(IrModule *m, Op *op, Value **vals, int n) {
+  Value **ops = ARENA_ARRAY(m->arena, Value *, op->noperands + n);
+  if (op->noperands) memcpy(ops, op->operands, sizeof(Value *) * (size_t)op->noperands);
+  memcpy(ops + op->noperands, vals, sizeof(Value *) * (size_t)n);
+  op->operands = ops;
+  op->noperands += n;
+}
+
+Op *ir_for_add_iter_args(IrModule *m, IrFunc *f, Op *loop, Value **inits, int n) {
+  int nops = loop->noperands + n, nres = loop->nresults + n;
+  Value **operands = xcalloc((size_t)nops, sizeof(Value *));
+  const Type **rts = xcalloc((size_t)nres + 1, sizeof(Type *));
+  memcpy(operands, loop->operands, sizeof(Value *) * (size_t)loop->noperands);
+  for (int i = 0; i < n; i++) operands[loop->noperands + i] = inits[i];
+  for (int i = 0; i < loop->nresults; i++) rts[i] = loop->results[i]->type;
+  for (int i = 0; i < n; i++) rts[loop->nresults + i] = inits[i]->type;
+  Op *nl = ir_op_new(m, f, OP_FOR, loop->loc, operands, nops, rts, nres, 0);
+  free(operands), free(rts);
+  nl->attr = loop->attr;
+  nl->nregions = 1;
+  nl->regions = ARENA_ARRAY(m->arena, IrBlock *, 1);
+  nl->regions[0] = loop->regions[0];
+  nl->regions[0]->parent = nl;
+  for (int i = 0; i < n; i++) ir_block_add_arg(m, f, nl->regions[0], inits[i]->type);
+  ir_insert_before(loop, nl);
+  ir_remove(loop);
+  for (int i = 0; i < loop->nresults; i++) ir_replace_uses(f->body, loop->results[i], nl->results[i]);
+  return nl;
+}
+
 int ir_replace_uses(IrBlock *scope, Value *from, Value *to) {
   int n = 0;
   for (Op *op = scope->first; op; op = op->next) {

@@ -104,6 +104,8 @@ struct Layout {
   int op_idx, k_width;
   /* SHARED */
   int vec, per_phase, max_phase;
+  int block;              /* wgmma's canonical layout: the contiguous dim in blocks of this
+                             many elements (one swizzle row), blocks outermost; 0 = rows whole */
   uint32_t id;            /* unique within the context; printed as #name<id> */
 };
 
@@ -114,6 +116,14 @@ const Layout *lay_mma(IrContext *c, int version, int rank, const int *wpc, const
 const Layout *lay_dot_operand(IrContext *c, int op_idx, const Layout *parent, int k_width);
 const Layout *lay_shared(IrContext *c, int rank, int vec, int per_phase, int max_phase,
                          const int *order);
+/* The same with the contiguous dim cut into blocks of `block` elements
+ * (wgmma's swizzled canonical layouts; see lay_shared_offset). */
+const Layout *lay_shared_blocked(IrContext *c, int rank, int vec, int per_phase, int max_phase,
+                                 const int *order, int block);
+/* A shared layout of rank+1 with a leading (slowest) slot dim: the ring of
+ * a software-pipelined buffer; and back (the layout of one slot). */
+const Layout *lay_shared_ring(IrContext *c, const Layout *slot);
+const Layout *lay_shared_slot(IrContext *c, const Layout *ring);
 
 /* Triton's default blocked layout for a shape: one element per thread,
  * lanes then warps laid along the fastest dims first (order = [rank-1..0]).
@@ -131,7 +141,12 @@ const Layout *lay_permute(IrContext *c, const Layout *l, const int *perm);
  * contiguous dim), element (row along r, col along c) is stored at element
  * offset  row * S[c] + ((col / vec) ^ phase) * vec + col % vec,  where
  * phase = (row / per_phase) % max_phase (max_phase <= S[c] / vec).  With
- * max_phase = 1 there is no swizzle.  Rank-1 buffers are plain arrays. */
+ * max_phase = 1 there is no swizzle.  Rank-1 buffers are plain arrays.
+ * With block = W > 0 (wgmma's canonical layouts), the contiguous dim is cut
+ * into blocks of W elements stored one after another, each a W-wide buffer:
+ *   (col / W) * S[r] * W + row * W + (((col % W) / vec) ^ phase) * vec + col % vec
+ * A buffer of rank 3 (a ring) has a leading slot dim, order [c, r, 0]; slot
+ * s starts at element s * S[1] * S[2]. */
 int64_t lay_shared_offset(const Layout *l, const int64_t *shape, int64_t row, int64_t col);
 
 /* Layout of expand_dims(x, axis) when x has layout l: l must be
@@ -284,7 +299,11 @@ typedef struct OpAttrs {
   int hint_div[IR_MAX_RANK];    /* ASSUME: multiple_of per dim (0 = none) */
   int hint_contig[IR_MAX_RANK]; /* ASSUME: max_contiguous per dim (0 = none) */
   const char *str;         /* ASSERT message, PRINT prefix */
-  int smem_offset;         /* set by shared-memory allocation for ops needing scratch */
+  int smem_offset;         /* LOCAL_ALLOC: the buffer's byte offset (allocate-shared) */
+  int scratch_offset;      /* other ops: where their codegen scratch may start (allocate-shared;
+                              derived, not printed) */
+  int num;                 /* ASYNC_WAIT / DOT_WAIT: groups that may stay pending */
+  bool is_async;           /* DOT (wgmma): issue only; a DOT_WAIT completes it */
   LoopAttrs loop;          /* FOR: tl.range's keyword arguments */
 } OpAttrs;
 
@@ -350,6 +369,8 @@ typedef struct IrModule {
   int smem_buffers_end; /* bytes of shared memory taken by LOCAL_ALLOC buffers
                            (set by the allocate-shared pass); codegen puts its
                            per-op scratch after this offset */
+  bool scratch_per_op;  /* allocate-shared set each op's attr.scratch_offset: where its
+                           scratch may start (else smem_buffers_end for all) */
   int shared_bytes;     /* dynamic shared memory the kernel needs (set by codegen) */
 } IrModule;
 
@@ -370,6 +391,13 @@ void ir_insert_after(Op *pos, Op *op);
 void ir_append(IrBlock *b, Op *op);
 void ir_remove(Op *op);               /* unlink (does not check uses) */
 void ir_set_operand(Op *op, int i, Value *v);
+/* Append n operands to op (a yield growing with its loop). */
+void ir_add_operands(IrModule *m, Op *op, Value **vals, int n);
+/* Replace FOR `loop` by one with n more iter args (initial values inits,
+ * new block args at the end of the same body, new results at the end);
+ * uses of the old results are redirected.  The body's yield must then be
+ * given n more operands (ir_add_operands).  Returns the new loop. */
+Op *ir_for_add_iter_args(IrModule *m, IrFunc *f, Op *loop, Value **inits, int n);
 
 /* Replace every use of `from` by `to` inside `scope` (recursively through
  * regions).  Returns the number of uses replaced. */

@@ -33,7 +33,7 @@ static bool layout_same(const Layout *a, const Layout *b) {
     return a->op_idx == b->op_idx && a->parent == b->parent && a->k_width == b->k_width;
   case LAY_SHARED:
     return a->vec == b->vec && a->per_phase == b->per_phase && a->max_phase == b->max_phase &&
-           !memcmp(a->order, b->order, n);
+           a->block == b->block && !memcmp(a->order, b->order, n);
   }
   return false;
 }
@@ -79,12 +79,34 @@ const Layout *lay_dot_operand(IrContext *c, int op_idx, const Layout *parent, in
   return intern_layout(c, &k);
 }
 
-const Layout *lay_shared(IrContext *c, int rank, int vec, int per_phase, int max_phase,
-                         const int *order) {
+const Layout *lay_shared_blocked(IrContext *c, int rank, int vec, int per_phase, int max_phase,
+                                 const int *order, int block) {
   Layout k = {.kind = LAY_SHARED, .rank = rank, .vec = vec, .per_phase = per_phase,
-              .max_phase = max_phase};
+              .max_phase = max_phase, .block = block};
   for (int i = 0; i < rank; i++) k.order[i] = order[i];
   return intern_layout(c, &k);
+}
+
+const Layout *lay_shared(IrContext *c, int rank, int vec, int per_phase, int max_phase,
+                         const int *order) {
+  return lay_shared_blocked(c, rank, vec, per_phase, max_phase, order, 0);
+}
+
+const Layout *lay_shared_ring(IrContext *c, const Layout *slot) {
+  int order[IR_MAX_RANK];
+  if (slot->rank + 1 > IR_MAX_RANK) return NULL;
+  for (int i = 0; i < slot->rank; i++) order[i] = slot->order[i] + 1;
+  order[slot->rank] = 0;
+  return lay_shared_blocked(c, slot->rank + 1, slot->vec, slot->per_phase, slot->max_phase, order,
+                            slot->block);
+}
+
+const Layout *lay_shared_slot(IrContext *c, const Layout *ring) {
+  int order[IR_MAX_RANK];
+  if (ring->rank < 2 || ring->order[ring->rank - 1] != 0) return NULL;
+  for (int i = 0; i < ring->rank - 1; i++) order[i] = ring->order[i] - 1;
+  return lay_shared_blocked(c, ring->rank - 1, ring->vec, ring->per_phase, ring->max_phase, order,
+                            ring->block);
 }
 
 static int clampi(int64_t v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : (int)v; }
@@ -149,10 +171,15 @@ int lay_num_warps(const Layout *l) {
 int64_t lay_shared_offset(const Layout *l, const int64_t *shape, int64_t row, int64_t col) {
   if (l->rank == 1) return col;
   int c = l->order[0];
-  int64_t inner = shape[c];
+  int64_t inner = shape[c], base = 0;
+  if (l->block > 0 && l->block < inner) {
+    base = (col / l->block) * shape[l->order[1]] * l->block;
+    col %= l->block;
+    inner = l->block;
+  }
   int64_t phase = l->max_phase > 1 ? (row / l->per_phase) % l->max_phase : 0;
   int vec = l->vec > 0 ? l->vec : 1;
-  return row * inner + ((col / vec) ^ phase) * vec + col % vec;
+  return base + row * inner + ((col / vec) ^ phase) * vec + col % vec;
 }
 
 /* ---- fragments ------------------------------------------------------------- */
@@ -272,6 +299,7 @@ void lay_print(StrBuf *sb, const Layout *l) {
     sb_printf(sb, "#shared<{vec=%d, per_phase=%d, max_phase=%d, ", l->vec, l->per_phase,
               l->max_phase);
     print_ints(sb, "order", l->order, l->rank);
+    if (l->block) sb_printf(sb, ", block=%d", l->block);
     sb_puts(sb, "}>");
     break;
   }

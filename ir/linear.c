@@ -32,7 +32,19 @@
  *     lane bits: k+kw, k+2kw, n+1, n+2, n+4
  *     warp bits: the wm warps replicate (zero), then n+8*2^i for wn
  *
- * These are the register orders of PTX's mma.m16n8k{8kw} fragments. */
+ *   MMA version 3 (wgmma m64 x n_instr, instr = [64, n_instr, k]): warps
+ *   are in warpgroups of 4 along M (wm % 4 == 0) and a warpgroup column
+ *   holds n_instr contiguous columns (N = n_instr * wn):
+ *     reg bits:  n+1, m+8, n + 8*2^i (the n_instr/8 tiles of one wgmma),
+ *                then m repetitions (m + 16*wm*2^i)
+ *     lane bits: as version 2
+ *     warp bits: m + 16*2^i for the wm warps, then n + n_instr*2^i for wn
+ *   With wn = 1 this is version 2's layout.  Its operand A in registers is
+ *   version 2's operand A (the m16k16 tile of a warp is mma.sync's); B has
+ *   no register form.
+ *
+ * These are the register orders of PTX's mma.m16n8k{8kw} and wgmma
+ * fragments. */
 #include "ir/ir_internal.h"
 
 #include <string.h>
@@ -73,16 +85,22 @@ static bool from_blocked(const Layout *l, int rank, const int64_t *shape, Linear
 }
 
 static bool from_mma(const Layout *l, int rank, const int64_t *shape, LinearLayout *ll) {
-  if (l->version != 2 || rank != 2) return false;
+  if ((l->version != 2 && l->version != 3) || rank != 2) return false;
   int wm = l->wpc[0], wn = l->wpc[1];
   int64_t M = shape[0], N = shape[1];
-  int64_t rm = M / (16 * wm), rn = N / (8 * wn);
+  /* n8 tiles of a warp and their stride; the stride of the wn warps */
+  int64_t rn = N / (8 * wn), rn_stride = 8 * wn, wn_stride = 8;
+  if (l->version == 3) { /* a warpgroup column holds n_instr contiguous columns */
+    if (wm % 4 || l->instr[1] < 8) return false;
+    rn = l->instr[1] / 8, rn_stride = 8, wn_stride = l->instr[1];
+  }
+  int64_t rm = M / (16 * wm);
   if (rm < 1) rm = 1;
   if (rn < 1) rn = 1;
   ll->nreg = ll->nlane = ll->nwarp = 0;
   put(ll->reg[ll->nreg++], 2, 1, 1, shape);
   put(ll->reg[ll->nreg++], 2, 0, 8, shape);
-  for (int b = 0; b < log2i(rn); b++) put(ll->reg[ll->nreg++], 2, 1, (int64_t)8 * wn << b, shape);
+  for (int b = 0; b < log2i(rn); b++) put(ll->reg[ll->nreg++], 2, 1, rn_stride << b, shape);
   for (int b = 0; b < log2i(rm); b++) put(ll->reg[ll->nreg++], 2, 0, (int64_t)16 * wm << b, shape);
   put(ll->lane[ll->nlane++], 2, 1, 2, shape);
   put(ll->lane[ll->nlane++], 2, 1, 4, shape);
@@ -90,13 +108,14 @@ static bool from_mma(const Layout *l, int rank, const int64_t *shape, LinearLayo
   put(ll->lane[ll->nlane++], 2, 0, 2, shape);
   put(ll->lane[ll->nlane++], 2, 0, 4, shape);
   for (int b = 0; b < log2i(wm); b++) put(ll->warp[ll->nwarp++], 2, 0, (int64_t)16 << b, shape);
-  for (int b = 0; b < log2i(wn); b++) put(ll->warp[ll->nwarp++], 2, 1, (int64_t)8 << b, shape);
+  for (int b = 0; b < log2i(wn); b++) put(ll->warp[ll->nwarp++], 2, 1, wn_stride << b, shape);
   return true;
 }
 
 static bool from_dot_operand(const Layout *l, int rank, const int64_t *shape, LinearLayout *ll) {
   const Layout *p = l->parent;
-  if (!p || p->kind != LAY_MMA || p->version != 2 || rank != 2) return false;
+  if (!p || p->kind != LAY_MMA || (p->version != 2 && p->version != 3) || rank != 2) return false;
+  if (p->version == 3 && l->op_idx != 0) return false; /* wgmma reads B from shared memory only */
   int kw = l->k_width, wm = p->wpc[0], wn = p->wpc[1];
   if (kw != 1 && kw != 2 && kw != 4) return false;
   bool a = l->op_idx == 0;

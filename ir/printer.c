@@ -157,6 +157,13 @@ static void print_attrs(Printer *p, const Op *op) {
     break;
   case OP_DOT:
     sb_printf(&at, "precision=%s", a->precision == PREC_IEEE ? "ieee" : a->precision == PREC_TF32 ? "tf32" : "tf32x3");
+    if (a->is_async) sb_puts(&at, ", async");
+    break;
+  case OP_ASYNC_WAIT: case OP_DOT_WAIT:
+    sb_printf(&at, "num=%d", a->num);
+    break;
+  case OP_ASYNC_COPY:
+    if (a->vec) sb_printf(&at, "vec=%d", a->vec);
     break;
   case OP_ASSUME:
     for (int i = 0; i < IR_MAX_RANK; i++) {
@@ -241,10 +248,13 @@ static void print_op_at(Printer *p, const Op *op, int depth) {
   } else {
     static const char *const load_names[] = {NULL, "mask", "other"};
     static const char *const store_names[] = {NULL, NULL, "mask"};
+    static const char *const copy_names[] = {NULL, NULL, "mask", "other"};
     for (int i = 0; i < op->noperands; i++) {
       const char *kw = NULL;
       if (op->kind == OP_LOAD) kw = load_names[i];
       if (op->kind == OP_STORE || op->kind == OP_ATOMIC_RMW) kw = store_names[i];
+      if (op->kind == OP_ASYNC_COPY) kw = copy_names[i];
+      if (op->kind == OP_LOCAL_ALLOC && !op->operands[i]) continue; /* an empty buffer */
       if (kw && !op->operands[i]) continue;
       sb_puts(sb, i ? ", " : " ");
       if (kw) sb_printf(sb, "%s=", kw);
@@ -255,8 +265,8 @@ static void print_op_at(Printer *p, const Op *op, int depth) {
   /* Types: results after ':'; casts and conversions show the source too. */
   if (op->kind == OP_CAST || op->kind == OP_BITCAST || op->kind == OP_CONVERT_LAYOUT ||
       op->kind == OP_SPLAT || op->kind == OP_BROADCAST || op->kind == OP_EXPAND_DIMS ||
-      op->kind == OP_TRANS || op->kind == OP_RESHAPE || op->kind == OP_LOCAL_ALLOC ||
-      op->kind == OP_LOCAL_LOAD) {
+      op->kind == OP_TRANS || op->kind == OP_RESHAPE || (op->kind == OP_LOCAL_ALLOC && op->operands[0]) ||
+      op->kind == OP_LOCAL_LOAD || op->kind == OP_MEMDESC_INDEX) {
     sb_puts(sb, " : ");
     ty_print(sb, op->operands[0]->type);
     sb_puts(sb, " -> ");
@@ -275,6 +285,11 @@ static void print_op_at(Printer *p, const Op *op, int depth) {
              op->noperands > 0 && op->operands[0]) {
     sb_puts(sb, " : ");
     ty_print(sb, op->operands[op->kind == OP_STORE ? 1 : 0]->type);
+  } else if (op->kind == OP_ASYNC_COPY) {
+    sb_puts(sb, " : ");
+    ty_print(sb, op->operands[0]->type);
+    sb_puts(sb, " -> ");
+    ty_print(sb, op->operands[1]->type);
   }
   if (op->nregions) {
     for (int r = 0; r < op->nregions; r++) {

@@ -138,6 +138,51 @@ static void check_types(Verifier *v, const Op *op) {
     check_layout_eq(v, op, o[0], o[2]);
     break;
   }
+  case OP_MEMDESC_INDEX: {
+    const Type *bt = o[0]->type;
+    if (bt->rank != rt->rank + 1 || ty_elem(c, bt) != ty_elem(c, rt)) { fail(v, op, "memdesc_index drops the leading dim"); break; }
+    for (int i = 0; i < rt->rank; i++)
+      if (bt->shape[i + 1] != rt->shape[i]) fail(v, op, "memdesc_index keeps the trailing shape");
+    if (o[1]->type->rank || !dt_is_int(o[1]->type->dtype)) fail(v, op, "memdesc_index takes a scalar integer slot");
+    if (v->layouts && (!bt->layout || bt->layout->kind != LAY_SHARED || rt->layout != lay_shared_slot(c, bt->layout)))
+      fail(v, op, "memdesc_index result must be a slot of the shared ring");
+    break;
+  }
+  case OP_LOCAL_ALLOC:
+    if (o[0] && !same_shape(o[0]->type, rt)) fail(v, op, "local_alloc keeps the shape");
+    if (v->layouts && (!rt->layout || rt->layout->kind != LAY_SHARED)) fail(v, op, "local_alloc result must be in a shared layout");
+    break;
+  case OP_LOCAL_LOAD:
+    if (!same_shape(o[0]->type, rt)) fail(v, op, "local_load keeps the shape");
+    if (v->layouts && (!o[0]->type->layout || o[0]->type->layout->kind != LAY_SHARED)) fail(v, op, "local_load reads a shared buffer");
+    break;
+  case OP_ASYNC_COPY: {
+    const Type *pt = o[0]->type, *dt = o[1]->type;
+    if (!ty_is_ptr(pt) || !same_shape(pt, dt) || pt->pointee != ty_elem(c, dt)) { fail(v, op, "async_copy moves the pointees into a view of their shape"); break; }
+    if (o[2] && (o[2]->type->dtype != DT_I1 || !same_shape(o[2]->type, pt))) fail(v, op, "async_copy mask must be i1 of the pointer's shape");
+    if (o[3] && (ty_elem(c, o[3]->type) != pt->pointee || !same_shape(o[3]->type, pt))) fail(v, op, "async_copy other must be the pointee in the pointer's shape");
+    if (v->layouts && (!dt->layout || dt->layout->kind != LAY_SHARED)) fail(v, op, "async_copy writes a shared view");
+    check_layout_eq(v, op, o[0], o[2]);
+    check_layout_eq(v, op, o[0], o[3]);
+    break;
+  }
+  case OP_DOT_WAIT:
+    if (op->nresults != op->noperands) { fail(v, op, "dot_wait returns its operands"); break; }
+    for (int i = 0; i < op->noperands; i++)
+      if (op->results[i]->type != o[i]->type) fail(v, op, "dot_wait result %d changes type", i);
+    break;
+  case OP_DOT: {
+    const Layout *rl = rt->layout;
+    if (v->layouts && op->attr.is_async && (!rl || rl->kind != LAY_MMA || rl->version != 3))
+      fail(v, op, "an async dot is a wgmma (mma version 3)");
+    if (v->layouts && rl && rl->kind == LAY_MMA && rl->version == 3) {
+      const Layout *la = o[0]->type->layout, *lb = o[1]->type->layout;
+      if (!lb || lb->kind != LAY_SHARED) fail(v, op, "wgmma reads operand b from shared memory");
+      if (!la || (la->kind != LAY_SHARED && !(la->kind == LAY_DOT_OPERAND && la->parent == rl && la->op_idx == 0)))
+        fail(v, op, "wgmma operand a is shared or in the dot-operand layout of the result");
+    }
+    break;
+  }
   case OP_FOR: {
     if (op->noperands < 3 || op->nregions != 1) { fail(v, op, "for needs lb, ub, step and a body"); break; }
     const IrBlock *b = op->regions[0];
@@ -193,8 +238,10 @@ static void verify_block(Verifier *v, const IrBlock *b) {
     bool optional_ok = op->kind == OP_LOAD || op->kind == OP_STORE || op->kind == OP_ATOMIC_RMW;
     for (int i = 0; i < op->noperands; i++) {
       const Value *o = op->operands[i];
+      bool optional = (optional_ok && i > 0) || (op->kind == OP_LOCAL_ALLOC && i == 0) ||
+                      (op->kind == OP_ASYNC_COPY && i >= 2);
       if (!o) {
-        if (!optional_ok || i == 0) fail(v, op, "operand %d is missing", i);
+        if (!optional) fail(v, op, "operand %d is missing", i);
         continue;
       }
       if (o->id >= v->nvalues || !v->visible[o->id]) fail(v, op, "operand %d is used where its definition is not visible", i);

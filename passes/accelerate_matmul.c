@@ -7,6 +7,12 @@
  * per-thread operand layouts of FMA dots.  Owns no rewriting: layouts.c
  * places the conversions.
  *
+ * wgmma (version 3, m64nNk{16,8,32}) on sm_90a: fp16/bf16, tf32, fp8 and
+ * int8 operands, M a multiple of 64, num_warps a multiple of 4; operands
+ * are staged in wgmma's canonical swizzled shared layouts (128/64/32-byte
+ * swizzle, the contiguous dim cut into swizzle-row blocks;
+ * pass_wgmma_shared_layout), K-major for 8- and 32-bit types.
+ *
  * MMA (version 2, m16n8k{8kw}): fp16/bf16 operands (kw 2), fp32 with tf32
  * precision (kw 1), int8 (kw 4), rank 2, M >= 16, N >= 8, K >= 8kw.  The
  * warps: a dot whose result feeds another dot's first operand (attention's
@@ -64,10 +70,53 @@ static bool from_dot(const Value *v, int depth) {
   return false;
 }
 
+/* wgmma's instruction K for operands of d (0: none). */
+static int wgmma_k(DType d, DotPrecision p) {
+  switch (d) {
+  case DT_F16: case DT_BF16: return 16;
+  case DT_F32: return p == PREC_TF32 ? 8 : 0;
+  case DT_F8E4M3: case DT_F8E5M2: case DT_I8: return 32;
+  default: return 0;
+  }
+}
+
+/* Does this target run wgmma (sm_90a)? */
+static bool has_wgmma(const IrModule *m) {
+  size_t n = m->arch ? strlen(m->arch) : 0;
+  return m->capability == 90 && n > 0 && m->arch[n - 1] == 'a';
+}
+
+/* The wgmma plan (mma version 3): warpgroups of 4 warps along M while M
+ * has rows for them, then along N; each warpgroup column takes N / wn
+ * contiguous columns in one instruction (8 <= n <= 256). */
+static bool plan_wgmma(IrModule *m, const Op *dot, int kw, DotPlan *plan) {
+  const Type *a = dot->operands[0]->type, *r = dot->results[0]->type;
+  int k = wgmma_k(a->dtype, dot->attr.precision), nw = m->num_warps;
+  int64_t M = r->shape[0], N = r->shape[1], K = a->shape[1];
+  if (!has_wgmma(m) || k == 0 || nw % 4 || M % 64 || K % k) return false;
+  if (a->dtype == DT_I8 ? r->dtype != DT_I32 : r->dtype != DT_F32) return false;
+  /* the operands' shared rows hold 32 bytes or more (B's may be its N) */
+  int eb = dt_bits(a->dtype) / 8;
+  if (K * eb < 32 || (eb == 2 && N * eb < 32) || N % 8) return false;
+  int wpc[2] = {4, 1};
+  while (wpc[0] * wpc[1] < nw) {
+    if (M > 16 * wpc[0]) wpc[0] *= 2;
+    else wpc[1] *= 2;
+  }
+  if (M % (16 * wpc[0]) || N % wpc[1]) return false;
+  int64_t n = N / wpc[1];
+  if (n < 8 || n > 256 || n % 8 || (a->dtype == DT_I8 && n > 32 && n % 16)) return false;
+  int instr[3] = {64, (int)n, k};
+  plan->mma = lay_mma(m->ctx, 3, 2, wpc, instr);
+  plan->kw = kw;
+  return true;
+}
+
 bool pass_dot_plan(IrModule *m, const Op *dot, const PassUsers *users, DotPlan *plan) {
   memset(plan, 0, sizeof *plan);
   const Type *a = dot->operands[0]->type, *r = dot->results[0]->type;
   int kw = kwidth(a->dtype, dot->attr.precision);
+  if (a->dtype == DT_F8E4M3 || a->dtype == DT_F8E5M2) kw = 4;
   if (a->dtype != dot->operands[1]->type->dtype) kw = 0;
   if (r->rank != 2 || kw == 0) return false;
   int64_t M = r->shape[0], N = r->shape[1], K = a->shape[1];
@@ -77,6 +126,10 @@ bool pass_dot_plan(IrModule *m, const Op *dot, const PassUsers *users, DotPlan *
     return false;
   int nw = m->num_warps, wpc[2] = {1, 1};
   bool chained = feeds_dot_a(dot->results[0], users, 0) || from_dot(dot->operands[0], 0);
+  /* Chained dots (attention) stay on mma.sync until their register-A
+   * wgmma path is in place. */
+  if (!chained && plan_wgmma(m, dot, kw, plan)) return true;
+  if (a->dtype == DT_F8E4M3 || a->dtype == DT_F8E5M2) return false; /* no mma.sync form yet */
   if (chained && M >= 16 * nw) {
     wpc[0] = nw;
   } else {
@@ -107,6 +160,22 @@ const Layout *pass_dot_shared_layout(IrModule *m, const Type *t) {
   if (max_phase > inner / vec) max_phase = (int)(inner / vec);
   if (max_phase < 1) max_phase = 1;
   return lay_shared(m->ctx, 2, vec, per_phase, max_phase, order);
+}
+
+const Layout *pass_wgmma_shared_layout(IrModule *m, const Type *t, int op_idx) {
+  int order[2] = {1, 0};
+  const Layout *l = t->layout;
+  if (l && l->kind == LAY_BLOCKED && l->rank == 2) order[0] = l->order[0], order[1] = l->order[1];
+  int eb = ty_elem_bytes(t);
+  if (eb != 2) { /* 8- and 32-bit operands: K-major only */
+    order[0] = op_idx == 0 ? 1 : 0;
+    order[1] = 1 - order[0];
+  }
+  int64_t inner = t->shape[order[0]], rows = t->shape[order[1]];
+  int64_t block = inner * eb > 128 ? 128 / eb : inner;
+  if (block * eb < 32 || (block * eb) & (block * eb - 1) || rows % 8) return NULL;
+  int vec = 16 / eb, swz = (int)(block * eb);
+  return lay_shared_blocked(m->ctx, 2, vec, 128 / swz, swz / 16, order, (int)block);
 }
 
 /* FMA dot operands: each thread holds whole K rows of a for its result rows

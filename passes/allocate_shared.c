@@ -6,11 +6,16 @@
  * loop that the local_alloc is not in keeps the buffer live to the end of
  * that loop (the next iteration reads it again).  Buffers are placed
  * first-fit, largest first among overlapping ranges, 128-byte aligned (a
- * swizzled row of up to 128 bytes starts on a bank-group boundary), so two
+ * swizzled row of up to 128 bytes starts on a bank-group boundary), 1024
+ * for wgmma's layouts (their swizzle pattern repeats every 1024 bytes), so two
  * buffers share bytes only when their live ranges are disjoint.  That is
- * safe because every local_alloc starts with a barrier (codegen): the
- * readers of whatever lived there before are done.  m->smem_buffers_end is
- * where codegen starts its own per-op scratch. */
+ * safe because every local_alloc of a value starts with a barrier (codegen)
+ * and a pipelined ring's first copies follow one (pipeline.c): the readers
+ * of whatever lived there before are done.  m->smem_buffers_end is the end
+ * of all buffers; every other op gets attr.scratch_offset = the end of the
+ * buffers live at it (128-aligned), where codegen puts the op's scratch
+ * (layout conversions, cross-warp reductions), so the epilogue after a
+ * pipelined loop converts inside the ring's dead space. */
 #include "passes/pass_internal.h"
 
 #include <stdlib.h>
@@ -18,6 +23,7 @@
 typedef struct Buf {
   Op *op;
   int64_t bytes;
+  int64_t align;      /* 1024 for wgmma's swizzled layouts (the swizzle repeats every 1024 bytes), else 128 */
   int start, end;     /* live range in op positions, inclusive */
   int64_t offset;
 } Buf;
@@ -48,7 +54,8 @@ static void scan(Alloc *a, IrBlock *b) {
   for (Op *op = b->first; op; op = op->next) {
     if (op->kind == OP_LOCAL_ALLOC) {
       const Type *t = op->results[0]->type;
-      Buf buf = {op, ty_numel(t) * ty_elem_bytes(t), a->pos[op->id], a->pos[op->id], 0};
+      int64_t align = t->layout && t->layout->kind == LAY_SHARED && t->layout->block ? 1024 : 128;
+      Buf buf = {op, ty_numel(t) * ty_elem_bytes(t), align, a->pos[op->id], a->pos[op->id], 0};
       VEC_PUSH(a->bufs, buf);
     }
     for (int r = 0; r < op->nregions; r++) scan(a, op->regions[r]);
@@ -100,8 +107,8 @@ int pass_allocate_shared(IrModule *m, StrBuf *errors) {
   int64_t end = 0;
   for (int i = 0; i < a.bufs.len; i++) {
     Buf *b = &a.bufs.data[i];
-    /* lowest 128-aligned offset not overlapping a placed, live-overlapping buffer */
-    int64_t off = 0;
+    /* lowest aligned offset not overlapping a placed, live-overlapping buffer */
+    int64_t off = 0, align = b->align;
     for (bool moved = true; moved;) {
       moved = false;
       for (int k = 0; k < i; k++) {
@@ -109,7 +116,7 @@ int pass_allocate_shared(IrModule *m, StrBuf *errors) {
         bool live = b->start <= o->end && o->start <= b->end;
         bool bytes = off < o->offset + o->bytes && o->offset < off + b->bytes;
         if (live && bytes) {
-          off = (o->offset + o->bytes + 127) & ~(int64_t)127;
+          off = (o->offset + o->bytes + align - 1) & ~(align - 1);
           moved = true;
         }
       }
@@ -119,6 +126,21 @@ int pass_allocate_shared(IrModule *m, StrBuf *errors) {
     if (off + b->bytes > end) end = off + b->bytes;
   }
   m->smem_buffers_end = (int)((end + 15) & ~(int64_t)15);
+  /* every other op's scratch starts above the buffers live at it */
+  int n;
+  Op **ops = ir_collect_ops(m->func, &n);
+  for (int i = 0; i < n; i++) {
+    if (ops[i]->kind == OP_LOCAL_ALLOC) continue;
+    int p = a.pos[ops[i]->id];
+    int64_t live_end = 0;
+    for (int k = 0; k < a.bufs.len; k++) {
+      const Buf *b = &a.bufs.data[k];
+      if (b->start <= p && p <= b->end && b->offset + b->bytes > live_end) live_end = b->offset + b->bytes;
+    }
+    ops[i]->attr.scratch_offset = (int)((live_end + 127) & ~(int64_t)127);
+  }
+  free(ops);
+  m->scratch_per_op = true;
   VEC_FREE(a.bufs);
   free(a.pos);
   free(a.last);

@@ -434,8 +434,46 @@ static Value *dot_operand(Lay *L, Value *v, const Layout *target) {
   return r;
 }
 
+/* v staged in shared buffer layout `sl` right after its definition (a
+ * wgmma operand: the dot reads the buffer itself); the buffer carries the
+ * dot's location (a block too large for shared memory is the dot's). */
+static Value *shared_operand(Lay *L, Value *v, const Layout *sl, Loc loc) {
+  const Type *st = ty_with_layout(L->ctx, v->type, sl);
+  Value *done = memo_get(L, v, sl);
+  if (done) return done;
+  IrBuilder b;
+  if (v->def) {
+    irb_init(&b, L->m, L->f, v->def->parent);
+    b.before = v->def->next;
+    b.loc = v->def->loc;
+  } else {
+    irb_init(&b, L->m, L->f, v->block);
+    b.before = v->block->first;
+    b.loc = L->f->loc;
+  }
+  b.loc = loc;
+  Value *buf = irb_op(&b, OP_LOCAL_ALLOC, &v, 1, st)->results[0];
+  memo_put(L, v, sl, buf);
+  return buf;
+}
+
 static void fix_dot(Lay *L, Op *op) {
   const DotPlan *p = op->id < L->nplans ? &L->plans[op->id] : NULL;
+  if (p && p->mma && p->mma->version == 3) {
+    need_result(L, op, 0, p->mma);
+    need(L, op, 2, p->mma);
+    for (int i = 0; i < 2; i++) {
+      Value *v = op->operands[i];
+      const Layout *reg = lay_dot_operand(L->ctx, 0, p->mma, p->kw);
+      if (i == 0 && same_linear(v->type->layout, reg, v->type->rank, v->type->shape)) {
+        op->operands[i] = dot_operand(L, v, reg); /* a computed A stays in registers */
+        continue;
+      }
+      const Layout *sl = pass_wgmma_shared_layout(L->m, v->type, i);
+      op->operands[i] = sl ? shared_operand(L, v, sl, op->loc) : v;
+    }
+    return;
+  }
   if (p && p->mma) {
     need_result(L, op, 0, p->mma);
     need(L, op, 2, p->mma);

@@ -79,6 +79,11 @@ bool pass_dot_plan(IrModule *m, const Op *dot, const PassUsers *users, DotPlan *
 /* The swizzled shared layout an mma operand of type t (in its current,
  * usually blocked, layout) is staged in. */
 const Layout *pass_dot_shared_layout(IrModule *m, const Type *t);
+/* The wgmma shared layout of operand op_idx (0: a, 1: b) of type t (in
+ * its current layout, whose fastest dim becomes the contiguous one for
+ * 16-bit types): 128/64/32-byte swizzle, blocks of one swizzle row.  NULL
+ * when the shape has no such layout (rows under 32 bytes). */
+const Layout *pass_wgmma_shared_layout(IrModule *m, const Type *t, int op_idx);
 /* Layout of operand op_idx (0: a, 1: b) of an FMA dot whose result is in
  * blocked layout res; K is the inner dimension. */
 const Layout *pass_fma_operand_layout(IrModule *m, const Layout *res, int op_idx, int64_t K);

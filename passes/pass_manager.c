@@ -22,6 +22,9 @@ const PassInfo pass_table[] = {
     {"assign-layouts", pass_assign_layouts,
      "give every tensor a layout by propagation from the anchors (dots first: mma on tensor "
      "cores); insert convert_layout and the shared-memory staging of mma operands"},
+    {"pipeline", pass_pipeline,
+     "software pipelining: loads feeding dots become a num_stages ring of shared buffers filled "
+     "by cp.async; wgmma dots in those loops go asynchronous"},
     {"allocate-shared", pass_allocate_shared,
      "give every local_alloc buffer its offset in shared memory"},
 };
@@ -82,6 +85,8 @@ int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
   run(&r, "coalesce");       /* vector width and anchor layout of each memory op */
   run(&r, "assign-layouts"); /* a layout for every tensor; convert_layout where they meet */
   run(&r, "canonicalize");   /* CSE again now that layouts are in types */
+  run(&r, "pipeline");       /* multi-stage rings of async copies; async wgmma */
+  run(&r, "canonicalize");   /* the loads' dead address arithmetic */
   run(&r, "allocate-shared"); /* offsets of the shared-memory buffers */
   if (!r.failed && !opt->verify_each) {
     StrBuf v;

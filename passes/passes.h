@@ -6,6 +6,7 @@
  *   axis_info.c    AxisInfo analysis: contiguity, divisibility, constancy
  *   coalesce.c     chooses a coalesced blocked layout and vector width for
  *                  every load/store/atomic from AxisInfo
+ *   pipeline.c     software pipelining of loops whose loads feed dots
  *   layouts.c      assigns a layout to every tensor value by propagation from
  *                  the memory-op anchors, inserting convert_layout where two
  *                  requirements meet (and rematerializing cheap producers)
@@ -55,6 +56,7 @@ bool pass_exists(const char *name);
 int pass_canonicalize(IrModule *m, StrBuf *errors);
 int pass_coalesce(IrModule *m, StrBuf *errors);
 int pass_assign_layouts(IrModule *m, StrBuf *errors);
+int pass_pipeline(IrModule *m, StrBuf *errors);
 int pass_allocate_shared(IrModule *m, StrBuf *errors);
 
 /* ---- axis_info.c ------------------------------------------------------------ */

@@ -1,0 +1,86 @@
+/* cg_async.c — asynchronous copies from global into shared memory (cp.async,
+ * sm_80+): ASYNC_COPY, ASYNC_COMMIT, ASYNC_WAIT.
+ *
+ * ASYNC_COPY's pointer tensor is in a blocked layout whose attr.vec
+ * elements per thread are contiguous and aligned in global memory (the load
+ * it replaces had them, passes.h); each such group becomes one
+ *
+ *   cp.async.cg.shared.global [dst], [src], 16, src_size;   (.ca for 4 or 8 bytes)
+ *
+ * with dst the group's address in the shared view (its 16-byte chunk stays
+ * whole under the swizzle) and src_size = mask ? bytes : 0, so masked-off
+ * groups are zero-filled: tl.load's `other=0`.  Only the canonical owner of
+ * replicated elements copies.  The copies a thread issued since its last
+ * ASYNC_COMMIT form one group; ASYNC_WAIT num returns once at most `num` of
+ * the thread's groups are pending.  Visibility to other threads (and to
+ * wgmma's async proxy) is the pipeliner's barrier and fence. */
+#include "codegen/cg_internal.h"
+
+#include <stdio.h>
+
+static bool zero_constant(const Value *v) {
+  const Op *d = v ? v->def : NULL;
+  return d && d->kind == OP_CONSTANT && d->attr.ival == 0 && d->attr.fval == 0;
+}
+
+void cg_lower_async_copy(CgCtx *cg, Op *op) {
+  const Value *ptr = op->operands[0], *mask = op->operands[2];
+  const Type *pt = ptr->type;
+  CgFrag f;
+  CgBuf b;
+  if (!cg_frag(cg, op, pt, &f) || !cg_buf(cg, op, op->operands[1], &b)) return;
+  if (op->operands[3] && !zero_constant(op->operands[3])) {
+    cg_error(cg, op, "async_copy fills masked-off elements with zeros only");
+    return;
+  }
+  int eb = b.eb, g = op->attr.vec > 0 ? op->attr.vec : 1;
+  if (f.run_dim != b.cdim || f.run < g || g * eb > 16 || (g * eb != 4 && g * eb != 8 && g * eb != 16) ||
+      (b.rdim >= 0 && g > b.S->vec)) {
+    cg_error(cg, op, "async_copy of %d-byte groups does not fit cp.async (runs of %d along dim %d, "
+             "buffer contiguous along %d)", g * eb, f.run, f.run_dim, b.cdim);
+    return;
+  }
+  CgVal *pv = cg_get(cg, op, ptr);
+  CgVal *mv = mask ? cg_get(cg, op, mask) : NULL;
+  LLVMValueRef own = cg_owner(cg, pt);
+  LLVMBasicBlockRef cont = NULL;
+  if (own) {
+    LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "copy.issue");
+    cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "copy.cont");
+    LLVMBuildCondBr(cg->b, own, w, cont);
+    LLVMPositionBuilderAtEnd(cg->b, w);
+  }
+  /* inline PTX: LLVM 19 cannot select the .s intrinsics with 32-bit
+   * shared pointers (-nvptx-short-ptr) */
+  int bytes = g * eb;
+  char text[96];
+  snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d, $2;", bytes == 16 ? "cg" : "ca", bytes);
+  for (int i = 0; i < f.count; i += g) {
+    LLVMValueRef col = cg_coord(cg, &f, i, b.cdim);
+    LLVMValueRef row = b.rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, &f, i, b.rdim);
+    LLVMValueRef size = cg_i32(cg, bytes);
+    if (mv) {
+      LLVMValueRef m = cg_el(mv, i);
+      int64_t c;
+      if (cg_is_const_int(m, &c)) size = cg_i32(cg, c ? bytes : 0);
+      else size = LLVMBuildSelect(cg->b, m, size, cg_i32(cg, 0), "");
+    }
+    LLVMValueRef dst = LLVMBuildPtrToInt(cg->b, cg_buf_addr(cg, &b, row, col), cg->t_i32, "");
+    LLVMValueRef args[3] = {dst, cg_el(pv, i), size};
+    cg_asm(cg, cg->t_void, text, "r,l,r,~{memory}", args, 3, true);
+  }
+  if (cont) {
+    LLVMBuildBr(cg->b, cont);
+    LLVMPositionBuilderAtEnd(cg->b, cont);
+  }
+}
+
+void cg_lower_async_commit(CgCtx *cg, Op *op) {
+  (void)op;
+  cg_intrin(cg, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
+}
+
+void cg_lower_async_wait(CgCtx *cg, Op *op) {
+  LLVMValueRef n = cg_i32(cg, op->attr.num < 0 ? 0 : op->attr.num);
+  cg_intrin(cg, "llvm.nvvm.cp.async.wait.group", NULL, 0, &n, 1);
+}

@@ -1,0 +1,218 @@
+/* cg_shared.c — shared-memory buffers: their addresses, LOCAL_ALLOC (a
+ * buffer, filled from registers or left empty), LOCAL_LOAD (back into any
+ * distributed layout; ldmatrix for mma.sync operands, cg_dot.c), the slot
+ * views of pipelined rings (MEMDESC_INDEX).
+ *
+ * A buffer value lowers to one i32: its byte offset in the kernel's dynamic
+ * shared memory.  A LOCAL_ALLOC's is the constant attr.smem_offset
+ * (allocate-shared), a view's is computed (ring offset + slot * slot bytes),
+ * so every reader takes the base from the value, never from an attribute.
+ * Element (row, col) of a 2-D buffer in layout S sits at lay_shared_offset:
+ * the XOR swizzle of 16-byte chunks within a row, rows of S[c] elements, or
+ * of `block` elements when S cuts the contiguous dim into wgmma's
+ * swizzle-row blocks (blocks outermost).
+ *
+ * Barriers: a LOCAL_ALLOC from registers waits for readers of the previous
+ * contents (barrier), stores the owners' elements (vectorized along the
+ * contiguous dim within one swizzle chunk), fences the async proxy when a
+ * wgmma will read the buffer (a blocked layout: wgmma's), and barriers
+ * again so readers after it see the data.  Views and empty buffers get no
+ * barriers: the pipeliner places them (passes/pipeline.c). */
+#include "codegen/cg_internal.h"
+
+static int log2i(int64_t x) {
+  int n = 0;
+  while (x > 1) x >>= 1, n++;
+  return n;
+}
+
+bool cg_buf(CgCtx *cg, const Op *op, const Value *v, CgBuf *b) {
+  const Layout *S = v->type->layout;
+  const Op *d = v->def;
+  if (!d || (d->kind != OP_LOCAL_ALLOC && d->kind != OP_MEMDESC_INDEX) || !S || S->kind != LAY_SHARED ||
+      v->type->rank > 2) {
+    cg_error(cg, op, "expected a shared buffer (local_alloc or a ring slot) of rank 1 or 2");
+    return false;
+  }
+  b->S = S;
+  b->t = v->type;
+  b->base = cg_get(cg, op, v)->v[0];
+  b->eb = cg_dt_bytes(v->type->dtype);
+  b->cdim = v->type->rank == 1 ? 0 : S->order[0];
+  b->rdim = v->type->rank == 1 ? -1 : S->order[1];
+  return true;
+}
+
+/* Element offset of (row, col) before the XOR swizzle of the chunk: the
+ * block's start plus the row's. */
+static LLVMValueRef row_start(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVMValueRef col, int64_t *inner) {
+  LLVMBuilderRef B = cg->b;
+  *inner = b->t->shape[b->cdim];
+  LLVMValueRef start = LLVMConstNull(cg->t_i32);
+  int W = b->S->block;
+  if (W > 0 && W < *inner) {
+    LLVMValueRef blk = LLVMBuildLShr(B, col, cg_i32(cg, log2i(W)), "");
+    start = LLVMBuildMul(B, blk, cg_i32(cg, b->t->shape[b->rdim] * W), "");
+    *inner = W;
+  }
+  return LLVMBuildAdd(B, start, LLVMBuildMul(B, row, cg_i32(cg, *inner), ""), "");
+}
+
+LLVMValueRef cg_buf_addr(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVMValueRef col) {
+  LLVMBuilderRef B = cg->b;
+  LLVMValueRef off;
+  if (b->rdim < 0) {
+    off = col;
+  } else {
+    int64_t inner;
+    LLVMValueRef start = row_start(cg, b, row, col, &inner);
+    if (inner < b->t->shape[b->cdim]) col = LLVMBuildAnd(B, col, cg_i32(cg, inner - 1), "");
+    int vec = b->S->vec > 0 ? b->S->vec : 1;
+    LLVMValueRef chunk = LLVMBuildLShr(B, col, cg_i32(cg, log2i(vec)), "");
+    if (b->S->max_phase > 1) {
+      LLVMValueRef ph = LLVMBuildLShr(B, row, cg_i32(cg, log2i(b->S->per_phase)), "");
+      ph = LLVMBuildAnd(B, ph, cg_i32(cg, b->S->max_phase - 1), "");
+      chunk = LLVMBuildXor(B, chunk, ph, "");
+    }
+    off = LLVMBuildShl(B, chunk, cg_i32(cg, log2i(vec)), "");
+    off = LLVMBuildOr(B, off, LLVMBuildAnd(B, col, cg_i32(cg, vec - 1), ""), "");
+    off = LLVMBuildAdd(B, off, start, "");
+  }
+  LLVMValueRef byte = LLVMBuildMul(B, off, cg_i32(cg, b->eb), "");
+  return cg_smem_abs(cg, LLVMBuildAdd(B, byte, b->base, ""));
+}
+
+int64_t cg_buf_linear_bytes(const CgBuf *b, int64_t row, int64_t col) {
+  int64_t inner = b->t->shape[b->cdim], start = 0;
+  int W = b->S->block;
+  if (W > 0 && W < inner) {
+    start = (col / W) * b->t->shape[b->rdim] * W;
+    col %= W;
+    inner = W;
+  }
+  return (start + row * inner + col) * b->eb;
+}
+
+/* Elements per shared access for fragment f against buffer b. */
+int cg_buf_group(const CgFrag *f, const CgBuf *b) {
+  if (f->run_dim != b->cdim) return 1;
+  int g = f->run, vec = b->rdim < 0 ? 16 / b->eb : b->S->vec;
+  if (g > vec) g = vec;
+  while (g > 1 && g * b->eb > 16) g /= 2;
+  return g;
+}
+
+static void store_group(CgCtx *cg, DType d, LLVMValueRef ptr, LLVMValueRef *el, int g) {
+  int wbits, nw;
+  LLVMValueRef words[4];
+  cg_words_for(d, g, &wbits, &nw);
+  cg_pack_words(cg, d, el, g, wbits, nw, words);
+  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
+  LLVMValueRef v = words[0];
+  if (nw > 1) {
+    v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)nw));
+    for (int k = 0; k < nw; k++) v = LLVMBuildInsertElement(cg->b, v, words[k], cg_i32(cg, k), "");
+  }
+  LLVMValueRef st = LLVMBuildStore(cg->b, v, ptr);
+  LLVMSetAlignment(st, (unsigned)(g * cg_dt_bytes(d)));
+}
+
+static void load_group(CgCtx *cg, DType d, LLVMValueRef ptr, int g, LLVMValueRef *out) {
+  int wbits, nw;
+  LLVMValueRef words[4];
+  cg_words_for(d, g, &wbits, &nw);
+  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
+  LLVMTypeRef lt = nw == 1 ? wt : LLVMVectorType(wt, (unsigned)nw);
+  LLVMValueRef ld = LLVMBuildLoad2(cg->b, lt, ptr, "");
+  LLVMSetAlignment(ld, (unsigned)(g * cg_dt_bytes(d)));
+  if (nw == 1) words[0] = ld;
+  else
+    for (int k = 0; k < nw; k++) words[k] = LLVMBuildExtractElement(cg->b, ld, cg_i32(cg, k), "");
+  cg_unpack_words(cg, d, words, g, wbits, nw, out);
+}
+
+/* Orders this thread's shared stores before the async proxy's reads (wgmma). */
+static void fence_async(CgCtx *cg) {
+  cg_asm(cg, cg->t_void, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
+}
+
+/* ---- LOCAL_ALLOC ----------------------------------------------------------------- */
+
+void cg_lower_local_alloc(CgCtx *cg, Op *op) {
+  const Value *x = op->operands[0];
+  const Type *t = op->results[0]->type;
+  int base = op->attr.smem_offset;
+  int64_t end = (int64_t)base + ty_numel(t) * cg_dt_bytes(t->dtype);
+  LLVMValueRef off = cg_i32(cg, base);
+  cg_set(cg, op->results[0], &off, 1);
+  if (end > cg_smem_limit(cg->capability) && !cg->smem_over_op)
+    cg->smem_over_op = op; /* the operand buffers alone are too large: point at this dot */
+  if (end > cg->m->smem_buffers_end) {
+    cg_error(cg, op, "local_alloc buffer lies outside the allocated shared memory");
+    return;
+  }
+  CgFrag f;
+  CgBuf b;
+  if (!x || !x->type->rank || !cg_frag(cg, op, x->type, &f) || !cg_buf(cg, op, op->results[0], &b)) return;
+  CgVal *xv = cg_get(cg, op, x);
+  cg_barrier(cg); /* readers of the previous contents are done */
+  LLVMValueRef own = cg_owner(cg, x->type);
+  LLVMBasicBlockRef cont = NULL;
+  if (own) {
+    LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "alloc.write");
+    cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "alloc.cont");
+    LLVMBuildCondBr(cg->b, own, w, cont);
+    LLVMPositionBuilderAtEnd(cg->b, w);
+  }
+  int g = cg_buf_group(&f, &b);
+  for (int i = 0; i < f.count; i += g) {
+    LLVMValueRef col = cg_coord(cg, &f, i, b.cdim);
+    LLVMValueRef row = b.rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, &f, i, b.rdim);
+    store_group(cg, b.t->dtype, cg_buf_addr(cg, &b, row, col), xv->v + i, g);
+  }
+  if (cont) {
+    LLVMBuildBr(cg->b, cont);
+    LLVMPositionBuilderAtEnd(cg->b, cont);
+  }
+  if (b.S->block && cg->capability >= 90) fence_async(cg); /* a wgmma reads it next */
+  cg_barrier(cg); /* the data is visible to every reader */
+}
+
+/* ---- LOCAL_LOAD ------------------------------------------------------------------ */
+
+void cg_lower_local_load(CgCtx *cg, Op *op) {
+  const Type *t = op->results[0]->type;
+  CgBuf b;
+  CgFrag f;
+  if (!cg_buf(cg, op, op->operands[0], &b) || !cg_frag(cg, op, t, &f)) {
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, f.count);
+  const Layout *D = t->layout;
+  bool ld16 = D->kind == LAY_DOT_OPERAND && D->k_width == 2 && cg_dt_bytes(t->dtype) == 2 && b.rdim >= 0 &&
+              D->parent->kind == LAY_MMA;
+  if (ld16 && cg_ldmatrix_operand(cg, op, &b, D, e)) {
+    cg_set(cg, op->results[0], e, f.count);
+    return;
+  }
+  int g = cg_buf_group(&f, &b);
+  for (int i = 0; i < f.count; i += g) {
+    LLVMValueRef col = cg_coord(cg, &f, i, b.cdim);
+    LLVMValueRef row = b.rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, &f, i, b.rdim);
+    load_group(cg, t->dtype, cg_buf_addr(cg, &b, row, col), g, e + i);
+  }
+  cg_set(cg, op->results[0], e, f.count);
+}
+
+/* ---- MEMDESC_INDEX: slot `i` of a ring buffer[S, ...] ---------------------------- */
+
+void cg_lower_memdesc_index(CgCtx *cg, Op *op) {
+  const Type *rt = op->results[0]->type;
+  LLVMValueRef ring = cg_get(cg, op, op->operands[0])->v[0];
+  LLVMValueRef idx = cg_get(cg, op, op->operands[1])->v[0];
+  if (LLVMTypeOf(idx) != cg->t_i32) idx = LLVMBuildTrunc(cg->b, idx, cg->t_i32, "");
+  int64_t slot = ty_numel(rt) * cg_dt_bytes(rt->dtype);
+  LLVMValueRef off = LLVMBuildAdd(cg->b, ring, LLVMBuildMul(cg->b, idx, cg_i32(cg, slot), ""), "slot");
+  cg_set(cg, op->results[0], &off, 1);
+}

@@ -1,0 +1,274 @@
+/* cg_wgmma.c — tl.dot on Hopper's warpgroup tensor cores (wgmma, mma
+ * version 3, sm_90a) and DOT_WAIT.
+ *
+ * A dot of [M, K] @ [K, N] in layout #mma<{version=3, wpc=[wm, wn],
+ * instr=[64, n, k]}> runs as, per warpgroup (4 consecutive warps; wm/4 of
+ * them along M, wn along N), for each k step and each 64-row repetition:
+ *
+ *   wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.f16.f16
+ *       {d0..d(n/2-1)}, descA | {a0..a3}, descB, p, 1, 1, transA, transB;
+ *
+ * bracketed by wgmma.fence before the first instruction and
+ * wgmma.commit_group after the last.  A synchronous dot then waits
+ * (wgmma.wait_group 0); an asynchronous one (attr.is_async, set by the
+ * pipeliner) leaves the group in flight and a DOT_WAIT completes it.  The
+ * accumulators pass through every wait as tied asm operands, so nothing
+ * reads them before the wait returns.
+ *
+ * Warpgroup g covers rows 64 * (g % (wm/4)) + 16 * wm * rm (rm the
+ * repetition) and columns n * (g / (wm/4)); its accumulator registers are
+ * the fragment of ir/linear.c (version 3): for repetition rm, registers
+ * [rm * n/2, (rm + 1) * n/2) in the instruction's own order.
+ *
+ * Shared operands are described by matrix descriptors (PTX ISA, "matrix
+ * descriptor format"): start address >> 4, leading and stride byte offsets
+ * >> 4, and the swizzle mode (1: 128 B, 2: 64 B, 3: 32 B) of the buffer's
+ * layout, whose rows of `block` elements are one swizzle row.  K-major
+ * operands (K contiguous) step along K inside a swizzle row: LBO unused (1),
+ * SBO = 8 rows.  MN-major ones (M or N contiguous; 16-bit types only) step
+ * along K by rows: LBO = the distance between blocks of the contiguous dim,
+ * SBO = 8 rows.  Addresses are taken before the XOR swizzle: the hardware
+ * applies it, which is why swizzled buffers start on 1024-byte boundaries
+ * (allocate-shared). */
+#include "codegen/cg_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int log2i(int64_t x) {
+  int n = 0;
+  while (x > 1) x >>= 1, n++;
+  return n;
+}
+
+typedef struct WgOperand {
+  bool regs;            /* A in registers (the dot-operand layout) */
+  CgBuf b;
+  bool mn_major;        /* contiguous dim is M (A) or N (B): imm-trans 1 */
+  LLVMValueRef desc0;   /* i64 descriptor of the buffer's first element */
+} WgOperand;
+
+/* Elements of the swizzle row of buffer b. */
+static int row_elems(const CgBuf *b) {
+  int64_t inner = b->t->shape[b->cdim];
+  return b->S->block > 0 && b->S->block < inner ? b->S->block : (int)inner;
+}
+
+static LLVMValueRef desc_of(CgCtx *cg, const CgBuf *b, bool mn_major) {
+  LLVMBuilderRef B = cg->b;
+  int W = row_elems(b), swz = W * b->eb;
+  int mode = swz == 128 ? 1 : swz == 64 ? 2 : 3;
+  int64_t rows = b->t->shape[b->rdim];
+  int64_t lbo = mn_major ? rows * W * b->eb : 16, sbo = 8LL * W * b->eb;
+  LLVMValueRef smem = LLVMBuildPtrToInt(B, cg->smem, cg->t_i64, "");
+  LLVMValueRef addr = LLVMBuildAdd(B, LLVMBuildTrunc(B, smem, cg->t_i32, ""), b->base, "");
+  LLVMValueRef lo = LLVMBuildAnd(B, LLVMBuildLShr(B, addr, cg_i32(cg, 4), ""), cg_i32(cg, 0x3FFF), "");
+  lo = LLVMBuildOr(B, lo, cg_i32(cg, (lbo >> 4) << 16), "");
+  int64_t hi = (sbo >> 4) | ((int64_t)mode << 30);
+  return LLVMBuildOr(B, LLVMBuildZExt(B, lo, cg->t_i64, ""), cg_i64(cg, hi << 32), "desc");
+}
+
+/* Descriptor of the sub-tile starting at (row, col) of the buffer: the
+ * element offset before the swizzle, added to the start address field. */
+static LLVMValueRef desc_at(CgCtx *cg, const WgOperand *o, LLVMValueRef row, LLVMValueRef col) {
+  LLVMBuilderRef B = cg->b;
+  const CgBuf *b = &o->b;
+  int W = row_elems(b);
+  int64_t inner = b->t->shape[b->cdim];
+  LLVMValueRef off = LLVMBuildMul(B, row, cg_i32(cg, W), "");
+  if (W < inner) {
+    LLVMValueRef blk = LLVMBuildLShr(B, col, cg_i32(cg, log2i(W)), "");
+    off = LLVMBuildAdd(B, off, LLVMBuildMul(B, blk, cg_i32(cg, b->t->shape[b->rdim] * W), ""), "");
+    col = LLVMBuildAnd(B, col, cg_i32(cg, W - 1), "");
+  }
+  off = LLVMBuildAdd(B, off, col, "");
+  off = LLVMBuildLShr(B, LLVMBuildMul(B, off, cg_i32(cg, b->eb), ""), cg_i32(cg, 4), "");
+  return LLVMBuildAdd(B, o->desc0, LLVMBuildZExt(B, off, cg->t_i64, ""), "");
+}
+
+/* The instruction's shape and types, e.g. "m64n256k16.f32.f16.f16". */
+static bool instr_name(DType ad, DType bd, DType cd, int n, int k, char *out, size_t cap) {
+  const char *at, *bt;
+  switch (ad) {
+  case DT_F16: at = "f16"; break;
+  case DT_BF16: at = "bf16"; break;
+  case DT_F32: at = "tf32"; break;
+  case DT_F8E4M3: at = "e4m3"; break;
+  case DT_F8E5M2: at = "e5m2"; break;
+  case DT_I8: at = "s8"; break;
+  default: return false;
+  }
+  bt = bd == DT_F8E4M3 ? "e4m3" : bd == DT_F8E5M2 ? "e5m2" : at;
+  if ((ad == DT_F8E4M3 || ad == DT_F8E5M2) != (bd == DT_F8E4M3 || bd == DT_F8E5M2)) return false;
+  if (!(ad == DT_F8E4M3 || ad == DT_F8E5M2) && ad != bd) return false;
+  snprintf(out, cap, "m64n%dk%d.%s.%s.%s", n, k, cd == DT_I32 ? "s32" : "f32", at, bt);
+  return true;
+}
+
+/* One wgmma: acc[0..nacc) in and out. */
+static void emit_one(CgCtx *cg, const char *name, bool int_acc, bool f16_like, LLVMValueRef *acc, int nacc,
+                     const WgOperand *a, LLVMValueRef adesc, LLVMValueRef *aregs, LLVMValueRef bdesc,
+                     bool trans_b) {
+  StrBuf text, cons;
+  sb_init(&text), sb_init(&cons);
+  int nin = nacc + (a->regs ? 4 : 1) + 2;
+  LLVMValueRef *args = ARENA_ARRAY(&cg->arena, LLVMValueRef, nin);
+  LLVMTypeRef *rts = ARENA_ARRAY(&cg->arena, LLVMTypeRef, nacc);
+  int ai = nacc * 2, bi = ai + (a->regs ? 4 : 1), pi = bi + 1;
+  sb_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.%s {", pi, name);
+  for (int i = 0; i < nacc; i++) {
+    sb_printf(&text, i ? ", $%d" : "$%d", i);
+    sb_printf(&cons, i ? ",=%s" : "=%s", int_acc ? "r" : "f");
+    rts[i] = int_acc ? cg->t_i32 : cg->t_f32;
+    args[i] = acc[i];
+  }
+  sb_puts(&text, "}, ");
+  for (int i = 0; i < nacc; i++) sb_printf(&cons, ",%d", i);
+  int n = nacc;
+  if (a->regs) {
+    sb_printf(&text, "{$%d, $%d, $%d, $%d}, ", ai, ai + 1, ai + 2, ai + 3);
+    for (int i = 0; i < 4; i++) args[n++] = aregs[i], sb_puts(&cons, ",r");
+  } else {
+    sb_printf(&text, "$%d, ", ai);
+    args[n++] = adesc, sb_puts(&cons, ",l");
+  }
+  sb_printf(&text, "$%d, p", bi);
+  args[n++] = bdesc, sb_puts(&cons, ",l");
+  args[n++] = cg_i32(cg, 1), sb_puts(&cons, ",r");
+  if (!int_acc) sb_puts(&text, ", 1, 1");
+  if (f16_like) {
+    if (!a->regs) sb_printf(&text, ", %d", a->mn_major ? 1 : 0);
+    sb_printf(&text, ", %d", trans_b ? 1 : 0);
+  }
+  sb_puts(&text, ";\n}");
+  LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, rts, (unsigned)nacc, 0);
+  LLVMValueRef r = cg_asm(cg, st, text.data, cons.data, args, n, true);
+  for (int i = 0; i < nacc; i++) acc[i] = LLVMBuildExtractValue(cg->b, r, (unsigned)i, "");
+  sb_free(&text), sb_free(&cons);
+}
+
+/* `wgmma.wait_group.sync.aligned num;` with vals[0..n) tied through. */
+static void wait_group(CgCtx *cg, int num, LLVMValueRef *vals, int n) {
+  char text[64];
+  snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %d;", num);
+  if (n == 0) {
+    cg_asm(cg, cg->t_void, text, "", NULL, 0, true);
+    return;
+  }
+  StrBuf cons;
+  sb_init(&cons);
+  LLVMTypeRef *rts = ARENA_ARRAY(&cg->arena, LLVMTypeRef, n);
+  for (int i = 0; i < n; i++) {
+    rts[i] = LLVMTypeOf(vals[i]);
+    LLVMTypeKind k = LLVMGetTypeKind(rts[i]);
+    const char *c = k == LLVMFloatTypeKind ? "f" : k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind ? "h"
+                    : k == LLVMDoubleTypeKind ? "d" : LLVMGetIntTypeWidth(rts[i]) == 64 ? "l" : "r";
+    sb_printf(&cons, i ? ",=%s" : "=%s", c);
+  }
+  for (int i = 0; i < n; i++) sb_printf(&cons, ",%d", i);
+  LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, rts, (unsigned)n, 0);
+  LLVMValueRef r = cg_asm(cg, st, text, cons.data, vals, n, true);
+  for (int i = 0; i < n; i++) vals[i] = LLVMBuildExtractValue(cg->b, r, (unsigned)i, "");
+  sb_free(&cons);
+}
+
+static bool wg_operand(CgCtx *cg, Op *op, int i, WgOperand *o) {
+  const Value *v = op->operands[i];
+  memset(o, 0, sizeof *o);
+  if (v->type->layout && v->type->layout->kind == LAY_DOT_OPERAND) {
+    o->regs = true;
+    return i == 0;
+  }
+  if (!cg_buf(cg, op, v, &o->b) || o->b.rdim < 0) return false;
+  int kdim = i == 0 ? 1 : 0;
+  o->mn_major = o->b.cdim != kdim;
+  o->desc0 = desc_of(cg, &o->b, o->mn_major);
+  return true;
+}
+
+/* The 4 A registers of k step kk and repetition rm (ir/linear.c's operand
+ * order: e | rk << log2(4kw) | rm << (log2(4kw) + log2 RK)). */
+static void a_regs(CgCtx *cg, const CgVal *A, DType d, int kw, int kk, int rm, int RK, LLVMValueRef *out) {
+  int la = log2i(4 * kw), base = (kk << la) | (rm << (la + log2i(RK)));
+  for (int j = 0; j < 4; j++) {
+    LLVMValueRef el[4];
+    for (int k = 0; k < kw; k++) el[k] = cg_el(A, base + j * kw + k);
+    if (kw == 1) {
+      out[j] = LLVMBuildBitCast(cg->b, el[0], cg->t_i32, "");
+      continue;
+    }
+    cg_pack_words(cg, d, el, kw, 32, 1, &out[j]);
+  }
+}
+
+void cg_lower_wgmma(CgCtx *cg, Op *op) {
+  const Type *rt = op->results[0]->type, *at = op->operands[0]->type, *bt = op->operands[1]->type;
+  const Layout *mma = rt->layout;
+  int wm = mma->wpc[0], wn = mma->wpc[1], n = mma->instr[1], kin = mma->instr[2];
+  int64_t M = rt->shape[0], N = rt->shape[1], K = at->shape[1];
+  int RM = (int)(M / (16 * wm)), KS = (int)(K / kin);
+  CgFrag fc;
+  WgOperand a, b;
+  char name[64];
+  if (!cg_frag(cg, op, rt, &fc) || RM < 1 || KS < 1 || N != (int64_t)n * wn || fc.count != RM * n / 2 ||
+      !wg_operand(cg, op, 0, &a) || !wg_operand(cg, op, 1, &b) || b.regs ||
+      !instr_name(at->dtype, bt->dtype, rt->dtype, n, kin, name, sizeof name)) {
+    cg_error(cg, op, "dot does not fit wgmma (M=%lld N=%lld K=%lld, instr m64n%dk%d)", (long long)M,
+             (long long)N, (long long)K, n, kin);
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  bool f16_like = at->dtype == DT_F16 || at->dtype == DT_BF16;
+  if (!f16_like && ((!a.regs && a.mn_major) || b.mn_major)) {
+    cg_error(cg, op, "wgmma reads %s operands K-major only", dt_name(at->dtype));
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  LLVMBuilderRef B = cg->b;
+  /* this warpgroup's first row and column */
+  LLVMValueRef wg = LLVMBuildLShr(B, cg->warp, cg_i32(cg, 2), "wg");
+  LLVMValueRef mg = LLVMBuildAnd(B, wg, cg_i32(cg, wm / 4 - 1), "");
+  LLVMValueRef ng = LLVMBuildLShr(B, wg, cg_i32(cg, log2i(wm / 4)), "");
+  LLVMValueRef m0 = LLVMBuildMul(B, mg, cg_i32(cg, 64), "");
+  LLVMValueRef n0 = LLVMBuildMul(B, ng, cg_i32(cg, n), "");
+  if (wn == 1) n0 = cg_i32(cg, 0);
+  CgVal *C = cg_get(cg, op, op->operands[2]);
+  CgVal *Av = a.regs ? cg_get(cg, op, op->operands[0]) : NULL;
+  LLVMValueRef *acc = ARENA_ARRAY(&cg->arena, LLVMValueRef, fc.count);
+  bool int_acc = rt->dtype == DT_I32;
+  for (int i = 0; i < fc.count; i++) acc[i] = cg_el(C, i);
+  int per = n / 2, kw = a.regs ? at->layout->k_width : 0;
+  /* the fence orders the last writes of the accumulators (and of register A) */
+  cg_asm(cg, cg->t_void, "wgmma.fence.sync.aligned;", "", NULL, 0, true);
+  for (int kk = 0; kk < KS; kk++)
+    for (int rm = 0; rm < RM; rm++) {
+      LLVMValueRef mrow = LLVMBuildAdd(B, m0, cg_i32(cg, (int64_t)rm * 16 * wm), "");
+      LLVMValueRef kk0 = cg_i32(cg, (int64_t)kk * kin);
+      LLVMValueRef adesc = NULL, aregs[4];
+      if (a.regs) a_regs(cg, Av, at->dtype, kw, kk, rm, KS, aregs);
+      else adesc = a.mn_major ? desc_at(cg, &a, kk0, mrow) : desc_at(cg, &a, mrow, kk0);
+      LLVMValueRef bdesc = b.mn_major ? desc_at(cg, &b, kk0, n0) : desc_at(cg, &b, n0, kk0);
+      emit_one(cg, name, int_acc, f16_like, acc + rm * per, per, &a, adesc, aregs, bdesc, b.mn_major);
+    }
+  cg_asm(cg, cg->t_void, "wgmma.commit_group.sync.aligned;", "", NULL, 0, true);
+  if (!op->attr.is_async) wait_group(cg, 0, acc, fc.count);
+  cg_set(cg, op->results[0], acc, fc.count);
+}
+
+void cg_lower_dot_wait(CgCtx *cg, Op *op) {
+  int total = 0;
+  for (int i = 0; i < op->noperands; i++) total += cg_get(cg, op, op->operands[i])->n;
+  LLVMValueRef *vals = ARENA_ARRAY(&cg->arena, LLVMValueRef, total ? total : 1);
+  int k = 0;
+  for (int i = 0; i < op->noperands; i++) {
+    CgVal *v = cg_get(cg, op, op->operands[i]);
+    for (int j = 0; j < v->n; j++) vals[k++] = v->v[j];
+  }
+  wait_group(cg, op->attr.num, vals, total);
+  k = 0;
+  for (int i = 0; i < op->noperands; i++) {
+    int n = cg_get(cg, op, op->operands[i])->n;
+    cg_set(cg, op->results[i], vals + k, n);
+    k += n;
+  }
+}
