@@ -149,6 +149,9 @@ void cg_barrier(CgCtx *cg);
 /* Per-op scratch (after the local_alloc buffers) and absolute addresses. */
 LLVMValueRef cg_smem_ptr(CgCtx *cg, LLVMValueRef byte_off);
 LLVMValueRef cg_smem_abs(CgCtx *cg, LLVMValueRef byte_off);
+/* The op being lowered needs `bytes` of scratch from cg->scratch_base; call
+ * it before the first write (it adds a barrier when the scratch reuses the
+ * space of a dead buffer). */
 void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes);
 /* The kernel as written exceeds a limit of the target or of tlc (too much
  * work unrolled in one op): a located error for the user, not an internal

@@ -137,6 +137,9 @@ int64_t cg_smem_limit(int capability) {
 /* Over the limit is the user's problem (blocks too large), reported by
  * cg_compile once the kernel is built, at the first op that went over. */
 void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes) {
+  /* Scratch in the space of a dead buffer: its last readers (local_load,
+   * wgmma, ldmatrix in other warps) may still be at it. */
+  if (cg->scratch_base < cg->m->smem_buffers_end) cg_barrier(cg);
   bytes += cg->scratch_base;
   if (bytes > cg_smem_limit(cg->capability) && !cg->smem_over_op) cg->smem_over_op = op;
   if (bytes > INT32_MAX) bytes = INT32_MAX;

@@ -64,7 +64,7 @@ rm -rf "$TLC_CACHE_DIR"
 mkdir -p "$TLC_CACHE_DIR"
 
 # ---- 1. ctest -L gpu -------------------------------------------------------------
-t=$(cap 180 240)
+t=$(cap 300 200)
 if [ "$t" -gt 10 ]; then
   note "ctest -L gpu (limit ${t}s)"
   timeout "$t" ctest --test-dir "$build" -L gpu --output-on-failure --timeout 120 \
