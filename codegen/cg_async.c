@@ -55,9 +55,12 @@ void cg_lower_async_copy(CgCtx *cg, Op *op) {
   int bytes = g * eb;
   char text[96];
   snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d, $2;", bytes == 16 ? "cg" : "ca", bytes);
-  for (int i = 0; i < f.count; i += g) {
-    LLVMValueRef col = cg_coord(cg, &f, i, b.cdim);
-    LLVMValueRef row = b.rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, &f, i, b.rdim);
+  /* every operand first, then the copies back to back: the copies do not
+   * wait for one another's address registers to be read */
+  LLVMValueRef a0 = NULL;
+  int n = (f.count + g - 1) / g;
+  LLVMValueRef *args = ARENA_ARRAY(&cg->arena, LLVMValueRef, 3 * n);
+  for (int i = 0, k = 0; i < f.count; i += g, k++) {
     LLVMValueRef size = cg_i32(cg, bytes);
     if (mv) {
       LLVMValueRef m = cg_el(mv, i);
@@ -65,10 +68,11 @@ void cg_lower_async_copy(CgCtx *cg, Op *op) {
       if (cg_is_const_int(m, &c)) size = cg_i32(cg, c ? bytes : 0);
       else size = LLVMBuildSelect(cg->b, m, size, cg_i32(cg, 0), "");
     }
-    LLVMValueRef dst = LLVMBuildPtrToInt(cg->b, cg_buf_addr(cg, &b, row, col), cg->t_i32, "");
-    LLVMValueRef args[3] = {dst, cg_el(pv, i), size};
-    cg_asm(cg, cg->t_void, text, "r,l,r,~{memory}", args, 3, true);
+    args[3 * k] = LLVMBuildPtrToInt(cg->b, cg_buf_frag_addr(cg, &b, &f, i, &a0), cg->t_i32, "");
+    args[3 * k + 1] = cg_el(pv, i);
+    args[3 * k + 2] = size;
   }
+  for (int k = 0; k < n; k++) cg_asm(cg, cg->t_void, text, "r,l,r,~{memory}", args + 3 * k, 3, true);
   if (cont) {
     LLVMBuildBr(cg->b, cont);
     LLVMPositionBuilderAtEnd(cg->b, cont);

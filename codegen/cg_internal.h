@@ -249,6 +249,12 @@ typedef struct CgBuf {
 bool cg_buf(CgCtx *cg, const Op *op, const Value *v, CgBuf *b);
 /* Address (ptr addrspace(3)) of element (row, col), swizzle included. */
 LLVMValueRef cg_buf_addr(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVMValueRef col);
+/* Address of fragment element i of f in b.  *addr0 caches the address of
+ * the thread's element 0 (computed on the first call): an element whose
+ * register offset keeps the swizzle phase and chunk (rows a swizzle period
+ * apart, columns whole blocks or chunk periods apart) is addr0 + a constant,
+ * which ptxas folds into the access; the others are computed in full. */
+LLVMValueRef cg_buf_frag_addr(CgCtx *cg, const CgBuf *b, const CgFrag *f, int i, LLVMValueRef *addr0);
 /* Byte offset of (row, col) from the buffer's start before the XOR swizzle
  * (what wgmma descriptors and bulk copies address: the hardware swizzles). */
 int64_t cg_buf_linear_bytes(const CgBuf *b, int64_t row, int64_t col);

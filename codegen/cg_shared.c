@@ -93,6 +93,32 @@ int64_t cg_buf_linear_bytes(const CgBuf *b, int64_t row, int64_t col) {
   return (start + row * inner + col) * b->eb;
 }
 
+LLVMValueRef cg_buf_frag_addr(CgCtx *cg, const CgBuf *b, const CgFrag *f, int i, LLVMValueRef *addr0) {
+  LLVMValueRef col = cg_coord(cg, f, i, b->cdim);
+  LLVMValueRef row = b->rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, f, i, b->rdim);
+  if (!*addr0) {
+    LLVMValueRef c0 = cg_coord(cg, f, 0, b->cdim);
+    LLVMValueRef r0 = b->rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, f, 0, b->rdim);
+    *addr0 = cg_buf_addr(cg, b, r0, c0);
+  }
+  int64_t rc[IR_MAX_RANK], r0[IR_MAX_RANK];
+  cg_reg_coord(f, i, rc);
+  cg_reg_coord(f, 0, r0);
+  const CgThreadParts *tp = cg_thread_parts(cg, f);
+  int64_t dc = rc[b->cdim] - r0[b->cdim], dr = b->rdim < 0 ? 0 : rc[b->rdim] - r0[b->rdim];
+  bool disjoint = !(tp->bits[b->cdim] & (rc[b->cdim] | r0[b->cdim])) &&
+                  (b->rdim < 0 || !(tp->bits[b->rdim] & (rc[b->rdim] | r0[b->rdim])));
+  int64_t inner = b->t->shape[b->cdim], W = b->S->block > 0 && b->S->block < inner ? b->S->block : inner;
+  int vec = b->S->vec > 0 ? b->S->vec : 1, mp = b->S->max_phase > 1 ? b->S->max_phase : 1;
+  int64_t period = b->rdim < 0 || mp == 1 ? 1 : (int64_t)b->S->per_phase * mp;
+  bool keeps = disjoint && dc >= 0 && dr >= 0 && dr % period == 0 &&
+               (b->rdim < 0 || (W < inner ? dc % W == 0 : dc % ((int64_t)vec * mp) == 0));
+  if (!keeps) return cg_buf_addr(cg, b, row, col);
+  int64_t delta = b->rdim < 0 ? dc : (W < inner ? (dc / W) * b->t->shape[b->rdim] * W + dr * W : dr * inner + dc);
+  LLVMValueRef off = cg_i32(cg, delta * b->eb);
+  return LLVMBuildGEP2(cg->b, cg->t_i8, *addr0, &off, 1, "");
+}
+
 /* Elements per shared access for fragment f against buffer b. */
 int cg_buf_group(const CgFrag *f, const CgBuf *b) {
   if (f->run_dim != b->cdim) return 1;
@@ -165,11 +191,8 @@ void cg_lower_local_alloc(CgCtx *cg, Op *op) {
     LLVMPositionBuilderAtEnd(cg->b, w);
   }
   int g = cg_buf_group(&f, &b);
-  for (int i = 0; i < f.count; i += g) {
-    LLVMValueRef col = cg_coord(cg, &f, i, b.cdim);
-    LLVMValueRef row = b.rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, &f, i, b.rdim);
-    store_group(cg, b.t->dtype, cg_buf_addr(cg, &b, row, col), xv->v + i, g);
-  }
+  LLVMValueRef a0 = NULL;
+  for (int i = 0; i < f.count; i += g) store_group(cg, b.t->dtype, cg_buf_frag_addr(cg, &b, &f, i, &a0), xv->v + i, g);
   if (cont) {
     LLVMBuildBr(cg->b, cont);
     LLVMPositionBuilderAtEnd(cg->b, cont);
@@ -197,11 +220,8 @@ void cg_lower_local_load(CgCtx *cg, Op *op) {
     return;
   }
   int g = cg_buf_group(&f, &b);
-  for (int i = 0; i < f.count; i += g) {
-    LLVMValueRef col = cg_coord(cg, &f, i, b.cdim);
-    LLVMValueRef row = b.rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, &f, i, b.rdim);
-    load_group(cg, t->dtype, cg_buf_addr(cg, &b, row, col), g, e + i);
-  }
+  LLVMValueRef a0 = NULL;
+  for (int i = 0; i < f.count; i += g) load_group(cg, t->dtype, cg_buf_frag_addr(cg, &b, &f, i, &a0), g, e + i);
   cg_set(cg, op->results[0], e, f.count);
 }
 
