@@ -15,6 +15,7 @@
  *   cg_shared.c   shared buffers: addresses, local_alloc, local_load, ring
  *                 slots (memdesc_index)
  *   cg_async.c    cp.async copies into shared views, their groups and waits
+ *   cg_tma.c      bulk tensor copies (TMA), mbarriers, hidden tensor-map params
  *   cg_dot.c      dot on mma.sync (ldmatrix operands) and as FMAs
  *   cg_wgmma.c    dot on wgmma (sm_90a), asynchronous groups, dot_wait
  *   cg_debug.c    device_print (vprintf)
@@ -275,6 +276,8 @@ void cg_lower_dot_wait(CgCtx *cg, Op *op);
 void cg_lower_async_copy(CgCtx *cg, Op *op);      /* cg_async.c */
 void cg_lower_async_commit(CgCtx *cg, Op *op);
 void cg_lower_async_wait(CgCtx *cg, Op *op);
+void cg_lower_mbar(CgCtx *cg, Op *op);            /* cg_tma.c */
+void cg_lower_tma_copy(CgCtx *cg, Op *op);
 
 void cg_lower_shape(CgCtx *cg, Op *op);          /* cg_convert.c */
 /* Move `src` (fragment of type st) through shared memory into the fragment

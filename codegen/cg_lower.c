@@ -86,6 +86,8 @@ static void lower_op(CgCtx *cg, Op *op) {
   case OP_ASYNC_COPY: cg_lower_async_copy(cg, op); return;
   case OP_ASYNC_COMMIT: cg_lower_async_commit(cg, op); return;
   case OP_ASYNC_WAIT: cg_lower_async_wait(cg, op); return;
+  case OP_MBAR_INIT: case OP_MBAR_EXPECT: case OP_MBAR_WAIT: case OP_MBAR_INVAL: cg_lower_mbar(cg, op); return;
+  case OP_TMA_COPY: cg_lower_tma_copy(cg, op); return;
   default: break;
   }
   /* every tensor result must be in a layout codegen can lower */

@@ -105,19 +105,44 @@ static void init_types(CgCtx *cg) {
   cg->t_sptr = LLVMPointerTypeInContext(c, 3);
 }
 
+/* The hidden tensor-map parameters (IrFunc.tma) after the kernel's own:
+ * 128 bytes, 64-byte aligned, by value and grid-constant, so that their
+ * address is a generic address of the parameter (cvta.param). */
+static void tma_params(CgCtx *cg, int first) {
+  IrFunc *f = cg->f;
+  LLVMTypeRef map = LLVMArrayType2(cg->t_i8, 128);
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5), align = LLVMGetEnumAttributeKindForName("align", 5);
+  LLVMMetadataRef idx[64];
+  for (int i = 0; i < f->ntma && i < 64; i++) {
+    unsigned pos = (unsigned)(first + i + 1); /* attribute index: parameters count from 1 */
+    LLVMAddAttributeAtIndex(cg->fn, pos, LLVMCreateTypeAttribute(cg->ctx, byval, map));
+    LLVMAddAttributeAtIndex(cg->fn, pos, LLVMCreateEnumAttribute(cg->ctx, align, 64));
+    idx[i] = LLVMValueAsMetadata(cg_i32(cg, (int64_t)pos));
+  }
+  if (!f->ntma) return;
+  const char *key = "grid_constant";
+  LLVMMetadataRef ops[3] = {LLVMValueAsMetadata(cg->fn), LLVMMDStringInContext2(cg->ctx, key, strlen(key)),
+                            LLVMMDNodeInContext2(cg->ctx, idx, (size_t)(f->ntma < 64 ? f->ntma : 64))};
+  LLVMMetadataRef node = LLVMMDNodeInContext2(cg->ctx, ops, 3);
+  LLVMAddNamedMetadataOperand(cg->mod, "nvvm.annotations", LLVMMetadataAsValue(cg->ctx, node));
+}
+
 static void build_kernel(CgCtx *cg) {
   IrFunc *f = cg->f;
   int n = f->nargs;
-  LLVMTypeRef *pt = ARENA_ARRAY(&cg->arena, LLVMTypeRef, n ? n : 1);
+  if (f->ntma > 64) cg_error(cg, NULL, "more than 64 tensor maps");
+  LLVMTypeRef *pt = ARENA_ARRAY(&cg->arena, LLVMTypeRef, n + f->ntma + 1);
   for (int i = 0; i < n; i++) {
     const Type *t = f->args[i].value->type;
     if (t->rank) cg_error(cg, NULL, "kernel argument '%s' is a tensor", f->args[i].name);
     pt[i] = cg_type(cg, t->dtype);
   }
-  LLVMTypeRef fty = LLVMFunctionType(cg->t_void, pt, (unsigned)n, 0);
+  for (int i = 0; i < f->ntma; i++) pt[n + i] = LLVMPointerTypeInContext(cg->ctx, 0);
+  LLVMTypeRef fty = LLVMFunctionType(cg->t_void, pt, (unsigned)(n + f->ntma), 0);
   cg->fn = LLVMAddFunction(cg->mod, f->name, fty);
   annotate(cg, "kernel", 1);
   annotate(cg, "maxntidx", cg->nthreads);
+  tma_params(cg, n);
 
   cg->smem = LLVMAddGlobalInAddressSpace(cg->mod, LLVMArrayType2(cg->t_i8, 0), "global_smem", 3);
   LLVMSetLinkage(cg->smem, LLVMExternalLinkage);
@@ -136,6 +161,11 @@ static void build_kernel(CgCtx *cg) {
     const char *nm = f->args[i].name ? f->args[i].name : "";
     LLVMSetValueName2(p, nm, strlen(nm));
     cg_set(cg, f->args[i].value, &p, 1);
+  }
+  for (int i = 0; i < f->ntma; i++) { /* a map's value: its generic address */
+    LLVMValueRef p = LLVMGetParam(cg->fn, (unsigned)(n + i));
+    LLVMValueRef a = LLVMBuildPtrToInt(cg->pro, p, cg->t_i64, f->tma[i].param->name);
+    cg_set(cg, f->tma[i].param, &a, 1);
   }
 
   Op *term = cg_lower_block(cg, f->body);

@@ -59,6 +59,35 @@ static tlc_param_kind param_kind(const Type *t) {
 }
 
 /* Specialize, run the passes, generate code; fills res on success. */
+/* CUtensorMapDataType of an element type (8-bit types move as bytes). */
+static int tma_data_type(DType d) {
+  switch (d) {
+  case DT_F16: return 6;
+  case DT_BF16: return 9;
+  case DT_F32: return 7;
+  case DT_F64: return 8;
+  case DT_I32: return 3;
+  case DT_U32: return 2;
+  case DT_I64: return 5;
+  case DT_U64: return 4;
+  case DT_I16: case DT_U16: return 1;
+  default: return 0;
+  }
+}
+
+static void tma_recipe(const IrTmaDesc *d, tlc_tma_recipe *r) {
+  r->base_param = d->base_arg;
+  r->data_type = tma_data_type(d->dtype);
+  r->elem_bytes = dt_bits(d->dtype) / 8;
+  r->rank = d->rank;
+  for (int k = 0; k < d->rank && k < TLC_TMA_MAX_RANK; k++) {
+    r->dims[k] = (tlc_tma_value){d->dims[k].arg, d->dims[k].value};
+    r->strides[k] = (tlc_tma_value){d->strides[k].arg, d->strides[k].value};
+    r->box[k] = d->box[k];
+  }
+  r->swizzle = d->swizzle;
+}
+
 static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_options *opt,
                                        Arena *arena, DiagEngine *diag, StrBuf *internal,
                                        StrBuf *dump, tlc_compile_result *res) {
@@ -119,6 +148,9 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
     res->params[i].name = xstrdup(m->func->args[i].name);
     res->params[i].kind = param_kind(m->func->args[i].value->type);
   }
+  res->ntma = m->func->ntma;
+  res->tma = xcalloc((size_t)m->func->ntma + 1, sizeof *res->tma);
+  for (int i = 0; i < m->func->ntma; i++) tma_recipe(&m->func->tma[i], &res->tma[i]);
   return TLC_COMPILE_OK;
 }
 
@@ -195,6 +227,7 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
 }
 
 void tlc_compile_result_free(tlc_compile_result *r) {
+  free(r->tma);
   free(r->text);
   free(r->diagnostics);
   free(r->dump);

@@ -61,6 +61,29 @@ typedef struct tlc_param_info {
   tlc_param_kind kind;
 } tlc_param_info;
 
+/* ---- tensor maps --------------------------------------------------------------
+ * A kernel whose tile loads the compiler turned into bulk tensor copies (TMA,
+ * sm_90) takes, after its runtime parameters, one hidden parameter per
+ * recipe: a 128-byte CUtensorMap (64-byte aligned) that the launcher builds
+ * for each launch from the other arguments with cuTensorMapEncodeTiled.
+ * Dims run innermost (contiguous) first. */
+#define TLC_TMA_MAX_RANK 5
+typedef struct tlc_tma_value {
+  int param;                /* >= 0: the value of runtime parameter `param` */
+  int64_t value;            /* else this constant */
+} tlc_tma_value;
+
+typedef struct tlc_tma_recipe {
+  int base_param;           /* the pointer parameter holding the tensor's address */
+  int data_type;            /* CUtensorMapDataType (6 fp16, 9 bf16, 7 fp32, 0 8-bit, ...) */
+  int elem_bytes;
+  int rank;
+  tlc_tma_value dims[TLC_TMA_MAX_RANK];    /* extents, elements */
+  tlc_tma_value strides[TLC_TMA_MAX_RANK]; /* strides[d] for d >= 1, elements */
+  int box[TLC_TMA_MAX_RANK];               /* one copy's extents, elements */
+  int swizzle;              /* bytes: 0, 32, 64, 128 */
+} tlc_tma_recipe;
+
 typedef struct tlc_compile_result {
   char *text;               /* the requested artifact, NUL-terminated; NULL on error */
   char *diagnostics;        /* all errors/warnings/notes, formatted; "" when none */
@@ -70,6 +93,8 @@ typedef struct tlc_compile_result {
   int shared_bytes;         /* dynamic shared memory the kernel needs */
   int nparams;              /* runtime parameters, in launch order */
   tlc_param_info *params;
+  int ntma;                 /* hidden tensor-map parameters after them */
+  tlc_tma_recipe *tma;
   double compile_ms;        /* wall time of the whole compilation */
 } tlc_compile_result;
 

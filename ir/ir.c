@@ -6,6 +6,7 @@
  * callers (specialization) and in verifier.c. */
 #include "ir/ir_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,18 @@ static Value *new_value(IrModule *m, IrFunc *f, const Type *t) {
   v->type = t;
   v->id = f->nvalues++;
   return v;
+}
+
+int ir_func_add_tma(IrModule *m, IrFunc *f, const IrTmaDesc *d) {
+  IrTmaDesc *t = ARENA_ARRAY(m->arena, IrTmaDesc, f->ntma + 1);
+  if (f->ntma) memcpy(t, f->tma, sizeof(IrTmaDesc) * (size_t)f->ntma);
+  t[f->ntma] = *d;
+  t[f->ntma].param = ir_block_add_arg(m, f, f->body, ty_ptr(m->ctx, ty_scalar(m->ctx, DT_I8)));
+  char name[16];
+  snprintf(name, sizeof name, "tma%d", f->ntma);
+  t[f->ntma].param->name = arena_strdup(m->arena, name);
+  f->tma = t;
+  return f->ntma++;
 }
 
 IrBlock *ir_block_new(IrModule *m, Op *parent) {

@@ -347,11 +347,34 @@ typedef struct KernelArg {
   int divisibility;     /* ':16' hint (bytes for pointers, value for ints); 1 = none */
 } KernelArg;
 
+/* A TMA tensor map the kernel receives as a hidden parameter after its own
+ * (`.param .align 64 .b8 [128]`, grid-constant), which the launcher builds
+ * from the kernel's arguments with cuTensorMapEncodeTiled before each
+ * launch: the recipe the pipeliner writes when it turns an affine tile load
+ * into bulk tensor copies.  Dims run innermost (contiguous) first. */
+enum { IR_TMA_MAX_RANK = 5 };
+typedef struct IrTmaValue {
+  int arg;                 /* >= 0: the runtime value of kernel argument `arg` */
+  int64_t value;           /* else this constant */
+} IrTmaValue;
+typedef struct IrTmaDesc {
+  int base_arg;            /* kernel argument holding the tensor's address */
+  DType dtype;
+  int rank;
+  IrTmaValue dims[IR_TMA_MAX_RANK];    /* extents, elements */
+  IrTmaValue strides[IR_TMA_MAX_RANK]; /* strides[d] (d >= 1) in elements; strides[0] = 1 */
+  int box[IR_TMA_MAX_RANK];            /* one copy's extents */
+  int swizzle;             /* bytes: 0, 32, 64 or 128 */
+  Value *param;            /* the hidden parameter (a body argument after the kernel's) */
+} IrTmaDesc;
+
 typedef struct IrFunc {
   const char *name;
   KernelArg *args;
   int nargs;
   IrBlock *body;
+  IrTmaDesc *tma;       /* hidden tensor-map parameters, in order */
+  int ntma;
   uint32_t nvalues;     /* ids handed out so far */
   uint32_t nops;
   Loc loc;
@@ -376,6 +399,8 @@ typedef struct IrModule {
 
 IrModule *ir_module_new(Arena *arena);
 IrFunc *ir_func_new(IrModule *m, const char *name, Loc loc);
+/* Add a hidden tensor-map parameter (returns its index in f->tma). */
+int ir_func_add_tma(IrModule *m, IrFunc *f, const IrTmaDesc *d);
 /* Add a kernel argument (a block argument of the body). */
 Value *ir_func_add_arg(IrModule *m, IrFunc *f, const char *name, const Type *t, int divisibility);
 

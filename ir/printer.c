@@ -159,7 +159,7 @@ static void print_attrs(Printer *p, const Op *op) {
     sb_printf(&at, "precision=%s", a->precision == PREC_IEEE ? "ieee" : a->precision == PREC_TF32 ? "tf32" : "tf32x3");
     if (a->is_async) sb_puts(&at, ", async");
     break;
-  case OP_ASYNC_WAIT: case OP_DOT_WAIT:
+  case OP_ASYNC_WAIT: case OP_DOT_WAIT: case OP_MBAR_EXPECT:
     sb_printf(&at, "num=%d", a->num);
     break;
   case OP_ASYNC_COPY:
@@ -315,6 +315,30 @@ static void print_op_at(Printer *p, const Op *op, int depth) {
   sb_putc(sb, '\n');
 }
 
+static void print_tma_value(Printer *p, const IrFunc *f, IrTmaValue v) {
+  if (v.arg >= 0 && v.arg < f->nargs) put_value(p, f->args[v.arg].value);
+  else sb_printf(p->sb, "%lld", (long long)v.value);
+}
+
+/* tma<f16, %a_ptr, dims=[%K, %M], strides=[1, %sam], box=[64, 128], swizzle=128> */
+static void print_tma(Printer *p, const IrFunc *f, const IrTmaDesc *d) {
+  StrBuf *sb = p->sb;
+  sb_printf(sb, "tma<%s, ", dt_name(d->dtype));
+  put_value(p, f->args[d->base_arg].value);
+  const char *names[2] = {"dims", "strides"};
+  for (int k = 0; k < 2; k++) {
+    sb_printf(sb, ", %s=[", names[k]);
+    for (int i = 0; i < d->rank; i++) {
+      if (i) sb_puts(sb, ", ");
+      print_tma_value(p, f, k ? d->strides[i] : d->dims[i]);
+    }
+    sb_putc(sb, ']');
+  }
+  sb_puts(sb, ", box=[");
+  for (int i = 0; i < d->rank; i++) sb_printf(sb, i ? ", %d" : "%d", d->box[i]);
+  sb_printf(sb, "], swizzle=%d>", d->swizzle);
+}
+
 static void print_block(Printer *p, const IrBlock *b, int depth) {
   for (const Op *op = b->first; op; op = op->next) print_op_at(p, op, depth);
 }
@@ -352,6 +376,12 @@ void ir_print_module(StrBuf *sb, const IrModule *m) {
     sb_puts(sb, ": ");
     ty_print(sb, f->args[i].value->type);
     if (f->args[i].divisibility > 1) sb_printf(sb, " {div=%d}", f->args[i].divisibility);
+  }
+  for (int i = 0; i < f->ntma; i++) {
+    sb_puts(sb, f->nargs || i ? ", " : "");
+    put_value(&p, f->tma[i].param);
+    sb_puts(sb, ": ");
+    print_tma(&p, f, &f->tma[i]);
   }
   sb_printf(sb, ") {num_warps=%d", m->num_warps);
   if (m->smem_buffers_end) sb_printf(sb, ", smem_buffers=%d", m->smem_buffers_end);

@@ -166,6 +166,24 @@ static void check_types(Verifier *v, const Op *op) {
     check_layout_eq(v, op, o[0], o[3]);
     break;
   }
+  case OP_MBAR_INIT: case OP_MBAR_INVAL: case OP_MBAR_EXPECT: case OP_MBAR_WAIT: {
+    const Type *bt = o[0]->type;
+    if (bt->rank != 1 || bt->dtype != DT_I64) fail(v, op, "mbarriers are a tensor<S x i64> in shared memory");
+    if (v->layouts && (!bt->layout || bt->layout->kind != LAY_SHARED)) fail(v, op, "mbarriers live in shared memory");
+    for (int i = 1; i < op->noperands; i++)
+      if (o[i]->type->rank || !dt_is_int(o[i]->type->dtype)) fail(v, op, "operand %d must be a scalar integer", i);
+    break;
+  }
+  case OP_TMA_COPY: {
+    if (op->noperands < 6) { fail(v, op, "tma_copy takes a map, a view, barriers, a slot, a predicate and coordinates"); break; }
+    const Type *dt = o[1]->type;
+    if (!ty_is_ptr(o[0]->type) || o[0]->type->rank) fail(v, op, "tma_copy's map is a hidden tensor-map parameter");
+    if (v->layouts && (!dt->layout || dt->layout->kind != LAY_SHARED)) fail(v, op, "tma_copy writes a shared view");
+    if (op->noperands - 5 != dt->rank) fail(v, op, "tma_copy needs one coordinate per dim (%d)", dt->rank);
+    for (int i = 3; i < op->noperands; i++)
+      if (o[i]->type->rank || !dt_is_int(o[i]->type->dtype)) fail(v, op, "operand %d must be a scalar integer", i);
+    break;
+  }
   case OP_DOT_WAIT:
     if (op->nresults != op->noperands) { fail(v, op, "dot_wait returns its operands"); break; }
     for (int i = 0; i < op->noperands; i++)

@@ -88,4 +88,20 @@ const Layout *pass_wgmma_shared_layout(IrModule *m, const Type *t, int op_idx);
  * blocked layout res; K is the inner dimension. */
 const Layout *pass_fma_operand_layout(IrModule *m, const Layout *res, int op_idx, int64_t K);
 
+/* ---- tma_tile.c ------------------------------------------------------------------ */
+
+/* A 2-D tile load TMA can do, staged into `shared`: its recipe (param not
+ * yet made) and the tile's start coordinate along each tensor dim (NULL:
+ * 0), scalars computed where the load's address is. */
+typedef struct TmaTile {
+  IrTmaDesc desc;
+  Value *start[2];
+  int cdim;                /* the contiguous tensor dim (recipe dim 0) */
+  int map;                 /* index of its hidden parameter in func->tma (pass_tma_map) */
+} TmaTile;
+bool pass_tma_tile(IrModule *m, const Op *load, const Layout *shared, TmaTile *out);
+/* The hidden tensor-map parameter for recipe d: an existing one with the
+ * same recipe, or a new one.  Returns its index in func->tma. */
+int pass_tma_map(IrModule *m, const IrTmaDesc *d);
+
 #endif

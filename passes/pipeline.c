@@ -69,6 +69,11 @@ typedef struct Pipe {
   bool *ahead;            /* by iter arg: computable D iterations ahead */
   VEC(Op *) loads;
   VEC(Op *) allocs;
+  VEC(TmaTile *) tma;     /* by load: the TMA recipe, or NULL for cp.async */
+  int ntma, ncp;          /* loads of each kind */
+  Value **rings;          /* by load */
+  Value *bars;            /* the mbarrier ring (TMA loads) */
+  int64_t tma_bytes;      /* bytes of one stage's TMA copies */
 } Pipe;
 
 static bool in_body(const Pipe *p, const Value *v) { return v && v->def && v->def->parent == p->body; }
@@ -119,18 +124,34 @@ static Op *single_user(const PassUsers *u, const Value *v) {
   return u->op[u->start[v->id]];
 }
 
-static bool candidate(Pipe *p, const PassUsers *u, Op *ld, Op **alloc_out) {
+/* Can cp.async move this load's groups into the buffer? */
+static bool cp_async_ok(const Op *ld, const Type *st) {
+  const Layout *S = st->layout, *L = ld->operands[0]->type->layout;
+  int eb = ty_elem_bytes(st), vec = ld->attr.vec > 0 ? ld->attr.vec : 1, bytes = vec * eb;
+  return L && L->kind == LAY_BLOCKED && (bytes == 4 || bytes == 8 || bytes == 16) && L->order[0] == S->order[0] &&
+         vec <= S->vec && L->spt[L->order[0]] % vec == 0;
+}
+
+/* Does only wgmma (mma version 3) read buffer s?  (The bulk copies into a
+ * slot then follow the wgmma waits and a barrier, all in the async proxy.) */
+static bool wgmma_only(const PassUsers *u, const Value *s) {
+  for (int k = u->start[s->id]; k < u->start[s->id + 1]; k++) {
+    const Op *op = u->op[k];
+    const Layout *l = op->kind == OP_DOT ? op->results[0]->type->layout : NULL;
+    if (!l || l->kind != LAY_MMA || l->version != 3) return false;
+  }
+  return true;
+}
+
+/* A load to pipeline: *alloc_out its staging, *tma_out its TMA recipe (or
+ * NULL: cp.async). */
+static bool candidate(Pipe *p, const PassUsers *u, Op *ld, Op **alloc_out, TmaTile **tma_out) {
   if (ld->kind != OP_LOAD || ld->attr.is_volatile || !ld->results[0]->type->rank) return false;
   if (ld->operands[2] && !zero_const(ld->operands[2])) return false;
   Op *al = single_user(u, ld->results[0]);
   if (!al || al->kind != OP_LOCAL_ALLOC || al->parent != p->body || al->operands[0] != ld->results[0]) return false;
-  const Type *st = al->results[0]->type, *pt = ld->operands[0]->type;
-  const Layout *S = st->layout, *L = pt->layout;
-  if (!S || S->kind != LAY_SHARED || st->rank != 2 || !L || L->kind != LAY_BLOCKED) return false;
-  int eb = ty_elem_bytes(st), vec = ld->attr.vec > 0 ? ld->attr.vec : 1, bytes = vec * eb;
-  if ((bytes != 4 && bytes != 8 && bytes != 16) || L->order[0] != S->order[0] || vec > S->vec ||
-      L->spt[L->order[0]] % vec)
-    return false;
+  const Type *st = al->results[0]->type;
+  if (!st->layout || st->layout->kind != LAY_SHARED || st->rank != 2) return false;
   /* the buffer is read inside this loop only */
   const Value *s = al->results[0];
   for (int k = u->start[s->id]; k < u->start[s->id + 1]; k++)
@@ -138,8 +159,17 @@ static bool candidate(Pipe *p, const PassUsers *u, Op *ld, Op **alloc_out) {
   clear_marks(p, 2);
   bool ok = slice_ok(p, ld->operands[0]) && slice_ok(p, ld->operands[1]);
   clear_marks(p, 2);
+  if (!ok) return false;
+  TmaTile t;
+  *tma_out = NULL;
+  if (wgmma_only(u, s) && pass_tma_tile(p->m, ld, st->layout, &t)) {
+    *tma_out = xmalloc(sizeof t);
+    **tma_out = t;
+  } else if (!cp_async_ok(ld, st)) {
+    return false;
+  }
   *alloc_out = al;
-  return ok;
+  return true;
 }
 
 /* ---- building ----------------------------------------------------------------- */
@@ -160,23 +190,45 @@ static Value *guarded_mask(Pipe *p, IrBuilder *b, const Type *pt, Value *mask, V
   return mask ? irb_binary(b, OP_AND, mask, g) : g;
 }
 
-/* The copies of one stage: iv at `iv`, args mapped in vm, into slot `slot`. */
-static void issue_stage(Pipe *p, IrBuilder *b, ValueMap *vm, Value *iv, Value **rings, Value *slot) {
+static Value *slot_view(Pipe *p, IrBuilder *b, int i, Value *slot) {
+  Value *idx[2] = {p->rings[i], slot};
+  return irb_op(b, OP_MEMDESC_INDEX, idx, 2, p->allocs.data[i]->results[0]->type)->results[0];
+}
+
+/* The copies of one stage: iv at `iv`, args mapped in vm, into slot `slot`:
+ * cp.async groups (masked, guarded by iv < ub) and one commit; the TMA
+ * copies after their barrier's arrival (both only when iv < ub). */
+static void issue_stage(Pipe *p, IrBuilder *b, ValueMap *vm, Value *iv, Value *slot) {
   Value *ub = p->loop->operands[1];
+  const Type *i32 = ty_scalar(p->ctx, DT_I32);
   Value *guard = irb_cmp(b, CMP_LT, iv, ub);
   clone_slices(p, b, vm);
+  if (p->ntma) {
+    Value *ops[3] = {p->bars, slot, guard};
+    Op *ex = irb_op(b, OP_MBAR_EXPECT, ops, 3, NULL);
+    ex->attr.num = (int)p->tma_bytes;
+  }
   for (int i = 0; i < p->loads.len; i++) {
     Op *ld = p->loads.data[i];
+    const TmaTile *t = p->tma.data[i];
+    Value *view = slot_view(p, b, i, slot);
+    if (t) {
+      Value *ops[7] = {p->m->func->tma[t->map].param, view, p->bars, slot, guard};
+      for (int k = 0; k < 2; k++) { /* coordinates, innermost first */
+        int d = k == 0 ? t->cdim : 1 - t->cdim;
+        ops[5 + k] = t->start[d] ? vmap_get(vm, t->start[d]) : iconst(b, i32, 0);
+      }
+      irb_op(b, OP_TMA_COPY, ops, 7, NULL);
+      continue;
+    }
     Value *ptr = vmap_get(vm, ld->operands[0]);
     Value *mask = ld->operands[1] ? vmap_get(vm, ld->operands[1]) : NULL;
     mask = guarded_mask(p, b, ptr->type, mask, guard);
-    Value *idx[2] = {rings[i], slot};
-    Value *view = irb_op(b, OP_MEMDESC_INDEX, idx, 2, p->allocs.data[i]->results[0]->type)->results[0];
     Value *ops[4] = {ptr, view, mask, NULL};
     Op *cp = irb_op(b, OP_ASYNC_COPY, ops, 4, NULL);
     cp->attr.vec = ld->attr.vec;
   }
-  irb_op(b, OP_ASYNC_COMMIT, NULL, 0, NULL);
+  if (p->ncp) irb_op(b, OP_ASYNC_COMMIT, NULL, 0, NULL);
 }
 
 static void mark_union(Pipe *p) {
@@ -212,75 +264,132 @@ static int async_dots(Pipe *p, const PassUsers *u, Op **dots, int *accs, int cap
   return n;
 }
 
-static void transform(Pipe *p, const PassUsers *u) {
-  IrModule *m = p->m;
+/* The rings (and the mbarriers of TMA loads), their recipes, and the
+ * prologue: stages 0 .. D-1 before the loop.  Returns the ahead values of
+ * the iter args at iteration D in cur[]. */
+static void build_prologue(Pipe *p, IrBuilder *b, Value **cur) {
   IrContext *c = p->ctx;
   Op *loop = p->loop;
-  int S = p->S, D = S - 1, nl = p->loads.len;
+  int S = p->S, D = S - 1;
   const Type *ivt = loop->operands[0]->type, *i32 = ty_scalar(c, DT_I32);
-  mark_union(p);
-
-  /* rings and prologue, before the loop */
-  IrBuilder b;
-  irb_init(&b, m, p->f, loop->parent);
-  b.before = loop;
-  b.loc = loop->loc;
-  Value **rings = xcalloc((size_t)nl, sizeof(Value *));
   /* the rings' bytes may have held another buffer until now (allocate-shared
    * reuses space): every thread is done with it before the first copy */
-  irb_op(&b, OP_BARRIER, NULL, 0, NULL);
-  for (int i = 0; i < nl; i++) {
+  irb_op(b, OP_BARRIER, NULL, 0, NULL);
+  for (int i = 0; i < p->loads.len; i++) {
     const Type *st = p->allocs.data[i]->results[0]->type;
     int64_t shape[IR_MAX_RANK] = {S, st->shape[0], st->shape[1]};
     const Type *rt = ty_tensor(c, ty_elem(c, st), 3, shape, lay_shared_ring(c, st->layout));
     Value *none = NULL;
-    rings[i] = irb_op(&b, OP_LOCAL_ALLOC, &none, 1, rt)->results[0];
+    p->rings[i] = irb_op(b, OP_LOCAL_ALLOC, &none, 1, rt)->results[0];
+    TmaTile *t = p->tma.data[i];
+    if (!t) continue;
+    t->map = pass_tma_map(p->m, &t->desc);
+    p->tma_bytes += ty_numel(st) * ty_elem_bytes(st);
   }
-  Value **cur = xcalloc((size_t)p->nargs + 1, sizeof(Value *));
+  if (p->ntma) {
+    int64_t n = S;
+    int ord[1] = {0};
+    const Type *bt = ty_tensor(c, ty_scalar(c, DT_I64), 1, &n, lay_shared(c, 1, 1, 1, 1, ord));
+    Value *none = NULL;
+    p->bars = irb_op(b, OP_LOCAL_ALLOC, &none, 1, bt)->results[0];
+    irb_op(b, OP_MBAR_INIT, &p->bars, 1, NULL);
+    irb_op(b, OP_BARRIER, NULL, 0, NULL); /* the barriers are initialized before any use */
+  }
   for (int j = 0; j < p->nargs; j++) cur[j] = loop->operands[3 + j];
   const Op *y = p->body->last;
   for (int s = 0; s < D; s++) {
     ValueMap vm = {0};
-    Value *iv = irb_binary(&b, OP_ADD, loop->operands[0], iconst(&b, ivt, s * p->step));
+    Value *iv = irb_binary(b, OP_ADD, loop->operands[0], iconst(b, ivt, s * p->step));
     vmap_set(&vm, p->body->args[0], iv);
     for (int j = 0; j < p->nargs; j++)
       if (p->ahead[j]) vmap_set(&vm, p->body->args[j + 1], cur[j]);
-    issue_stage(p, &b, &vm, iv, rings, iconst(&b, i32, s));
+    issue_stage(p, b, &vm, iv, iconst(b, i32, s));
     for (int j = 0; j < p->nargs; j++)
       if (p->ahead[j]) cur[j] = vmap_get(&vm, y->operands[j]);
     vmap_free(&vm);
   }
+}
 
-  /* the loop: ahead copies of the iter args, and the read slot */
-  int na = 0;
-  Value **inits = xcalloc((size_t)p->nargs + 2, sizeof(Value *));
+/* Top of the body: wait for stage iv (the thread's cp.async groups and a
+ * barrier; the TMA copies' mbarrier phase), then read the slot views in
+ * place of the staged loads.  Returns the last op inserted. */
+static Op *rewrite_top(Pipe *p, IrBuilder *b, Value *rd, Value *ph) {
+  Op *top = NULL;
+  if (p->ntma) {
+    Value *ops[3] = {p->bars, rd, ph};
+    top = irb_op(b, OP_MBAR_WAIT, ops, 3, NULL);
+  }
+  if (p->ncp) {
+    Op *w = irb_op(b, OP_ASYNC_WAIT, NULL, 0, NULL);
+    w->attr.num = p->S - 2;
+    top = irb_op(b, OP_BARRIER, NULL, 0, NULL);
+  }
+  for (int i = 0; i < p->loads.len; i++) {
+    top = slot_view(p, b, i, rd)->def;
+    ir_replace_uses(p->body, p->allocs.data[i]->results[0], top->results[0]);
+  }
+  for (int i = 0; i < p->loads.len; i++) {
+    ir_remove(p->allocs.data[i]);
+    ir_remove(p->loads.data[i]);
+  }
+  return top;
+}
+
+/* After the loop: drain the copies, complete the dots, release the rings. */
+static void finish_after(Pipe *p, const Op *const *dots, const int *accs, int nd) {
+  Op *loop = p->loop;
+  IrBuilder after;
+  irb_init(&after, p->m, p->f, loop->parent);
+  after.before = loop->next;
+  after.loc = loop->loc;
+  if (p->ncp) {
+    Op *w0 = irb_op(&after, OP_ASYNC_WAIT, NULL, 0, NULL);
+    w0->attr.num = 0;
+  }
+  for (int i = 0; i < nd; i++) {
+    Value *r = loop->results[accs[i]];
+    Op *dw = irb_op(&after, OP_DOT_WAIT, &r, 1, r->type);
+    dw->attr.num = 0;
+    ir_replace_uses(loop->parent, r, dw->results[0]);
+    dw->operands[0] = r;
+  }
+  (void)dots;
+  /* every thread is done with the rings before their bytes are reused
+   * (another loop's ring may start filling them right away) */
+  irb_op(&after, OP_BARRIER, NULL, 0, NULL);
+  if (p->ntma) irb_op(&after, OP_MBAR_INVAL, &p->bars, 1, NULL);
+}
+
+static void transform(Pipe *p, const PassUsers *u) {
+  IrModule *m = p->m;
+  IrContext *c = p->ctx;
+  int S = p->S, D = S - 1;
+  const Type *ivt = p->loop->operands[0]->type, *i32 = ty_scalar(c, DT_I32);
+  mark_union(p);
+  p->rings = xcalloc((size_t)p->loads.len, sizeof(Value *));
+  IrBuilder b;
+  irb_init(&b, m, p->f, p->loop->parent);
+  b.before = p->loop;
+  b.loc = p->loop->loc;
+  Value **cur = xcalloc((size_t)p->nargs + 1, sizeof(Value *));
+  build_prologue(p, &b, cur);
+
+  /* the loop: ahead copies of the iter args, the read slot, its phase */
+  int na = 0, nold = p->nargs;
+  Value **inits = xcalloc((size_t)p->nargs + 3, sizeof(Value *));
   int *ahead_of = xcalloc((size_t)p->nargs + 1, sizeof(int));
   for (int j = 0; j < p->nargs; j++)
     if (p->ahead[j]) ahead_of[na] = j, inits[na++] = cur[j];
   inits[na] = iconst(&b, i32, 0);
-  int nold = p->nargs;
-  loop = p->loop = ir_for_add_iter_args(m, p->f, loop, inits, na + 1);
+  inits[na + 1] = iconst(&b, i32, 0);
+  p->loop = ir_for_add_iter_args(m, p->f, p->loop, inits, na + 2);
   IrBlock *body = p->body;
-  Value *rd = body->args[1 + nold + na];
+  Value *rd = body->args[1 + nold + na], *ph = body->args[2 + nold + na];
   Op *yield = body->last;
-
-  /* top of the body: wait for stage iv, make it visible, read it */
   irb_init(&b, m, p->f, body);
   b.before = body->first;
-  b.loc = loop->loc;
-  Op *w = irb_op(&b, OP_ASYNC_WAIT, NULL, 0, NULL);
-  w->attr.num = D - 1;
-  Op *top = irb_op(&b, OP_BARRIER, NULL, 0, NULL);
-  for (int i = 0; i < nl; i++) {
-    Value *idx[2] = {rings[i], rd};
-    top = irb_op(&b, OP_MEMDESC_INDEX, idx, 2, p->allocs.data[i]->results[0]->type);
-    ir_replace_uses(body, p->allocs.data[i]->results[0], top->results[0]);
-  }
-  for (int i = 0; i < nl; i++) {
-    ir_remove(p->allocs.data[i]);
-    ir_remove(p->loads.data[i]);
-  }
-  b.before = top->next; /* (the builder's old position may have been a removed load) */
+  b.loc = p->loop->loc;
+  b.before = rewrite_top(p, &b, rd, ph)->next; /* (the old position may have been a removed load) */
 
   Op *dots[16];
   int accs[16];
@@ -306,33 +415,19 @@ static void transform(Pipe *p, const PassUsers *u) {
   for (int k = 0; k < na; k++) vmap_set(&vm, body->args[1 + ahead_of[k]], body->args[1 + nold + k]);
   Value *first = irb_cmp(&b, CMP_EQ, rd, iconst(&b, i32, 0));
   Value *wr = irb_select(&b, first, iconst(&b, i32, S - 1), irb_binary(&b, OP_SUB, rd, iconst(&b, i32, 1)));
-  issue_stage(p, &b, &vm, ivd, rings, wr);
-  Value **next = xcalloc((size_t)na + 2, sizeof(Value *));
+  issue_stage(p, &b, &vm, ivd, wr);
+  Value **next = xcalloc((size_t)na + 3, sizeof(Value *));
+  const Op *y = p->body->last;
   for (int k = 0; k < na; k++) next[k] = vmap_get(&vm, y->operands[ahead_of[k]]);
   vmap_free(&vm);
   b.before = yield;
   Value *rd1 = irb_binary(&b, OP_ADD, rd, iconst(&b, i32, 1));
-  next[na] = irb_select(&b, irb_cmp(&b, CMP_EQ, rd1, iconst(&b, i32, S)), iconst(&b, i32, 0), rd1);
-  ir_add_operands(m, yield, next, na + 1);
-
-  /* after the loop: drain the copies, complete the dots */
-  IrBuilder after;
-  irb_init(&after, m, p->f, loop->parent);
-  after.before = loop->next;
-  after.loc = loop->loc;
-  Op *w0 = irb_op(&after, OP_ASYNC_WAIT, NULL, 0, NULL);
-  w0->attr.num = 0;
-  for (int i = 0; i < nd; i++) {
-    Value *r = loop->results[accs[i]];
-    Op *dw = irb_op(&after, OP_DOT_WAIT, &r, 1, r->type);
-    dw->attr.num = 0;
-    ir_replace_uses(loop->parent, r, dw->results[0]);
-    dw->operands[0] = r;
-  }
-  /* every thread is done with the rings before their bytes are reused
-   * (another loop's ring may start filling them right away) */
-  irb_op(&after, OP_BARRIER, NULL, 0, NULL);
-  free(next), free(inits), free(ahead_of), free(cur), free(rings);
+  Value *wrap = irb_cmp(&b, CMP_EQ, rd1, iconst(&b, i32, S));
+  next[na] = irb_select(&b, wrap, iconst(&b, i32, 0), rd1);
+  next[na + 1] = irb_select(&b, wrap, irb_binary(&b, OP_XOR, ph, iconst(&b, i32, 1)), ph);
+  ir_add_operands(m, yield, next, na + 2);
+  finish_after(p, (const Op *const *)dots, accs, nd);
+  free(next), free(inits), free(ahead_of), free(cur), free(p->rings);
 }
 
 static void pipeline_loop(IrModule *m, Op *loop, const PassUsers *u, uint8_t *mark, uint32_t nops) {
@@ -348,13 +443,19 @@ static void pipeline_loop(IrModule *m, Op *loop, const PassUsers *u, uint8_t *ma
   find_ahead(&p);
   for (Op *op = body->first; op; op = op->next) {
     Op *al;
-    if (op->id < nops && candidate(&p, u, op, &al)) {
+    TmaTile *t;
+    if (op->id < nops && candidate(&p, u, op, &al, &t)) {
       VEC_PUSH(p.loads, op);
       VEC_PUSH(p.allocs, al);
+      VEC_PUSH(p.tma, t);
+      if (t) p.ntma++;
+      else p.ncp++;
     }
   }
   if (p.loads.len) transform(&p, u);
   memset(mark, 0, nops);
+  for (int i = 0; i < p.tma.len; i++) free(p.tma.data[i]);
+  VEC_FREE(p.tma);
   VEC_FREE(p.loads);
   VEC_FREE(p.allocs);
   free(p.ahead);

@@ -179,6 +179,17 @@ int rt_cache_encode(uint64_t key, const RtKernelMeta *m, unsigned char **out, si
     rt_buf_u32(&b, (uint32_t)m->params[i].kind);
     rt_buf_str(&b, m->params[i].name);
   }
+  rt_buf_u32(&b, (uint32_t)m->ntma);
+  for (int i = 0; i < m->ntma; i++) {
+    const tlc_tma_recipe *t = &m->tma[i];
+    int32_t f[5] = {t->base_param, t->data_type, t->elem_bytes, t->rank, t->swizzle};
+    for (int k = 0; k < 5; k++) rt_buf_u32(&b, (uint32_t)f[k]);
+    for (int k = 0; k < TLC_TMA_MAX_RANK; k++) {
+      rt_buf_u32(&b, (uint32_t)t->dims[k].param), rt_buf_u64(&b, (uint64_t)t->dims[k].value);
+      rt_buf_u32(&b, (uint32_t)t->strides[k].param), rt_buf_u64(&b, (uint64_t)t->strides[k].value);
+      rt_buf_u32(&b, (uint32_t)t->box[k]);
+    }
+  }
   size_t ptx_len = strlen(m->ptx);
   rt_buf_u64(&b, ptx_len);
   rt_buf_put(&b, m->ptx, ptx_len);
@@ -232,6 +243,34 @@ static char *rt_read_str(RtReader *r, uint64_t len, size_t max) {
   return s;
 }
 
+/* The tensor-map recipes; each field is checked against what launch.c can
+ * use (parameter indices within the kernel's, ranks 1..5, boxes 1..256). */
+static int rt_read_tma(RtReader *r, RtKernelMeta *m) {
+  uint64_t n = rt_read_le(r, 4);
+  if (r->bad || n > 64) return -1;
+  if (!n) return 0;
+  m->tma = calloc((size_t)n, sizeof *m->tma);
+  if (!m->tma) return -1;
+  m->ntma = (int)n;
+  for (uint64_t i = 0; i < n; i++) {
+    tlc_tma_recipe *t = &m->tma[i];
+    t->base_param = (int32_t)rt_read_le(r, 4), t->data_type = (int32_t)rt_read_le(r, 4);
+    t->elem_bytes = (int32_t)rt_read_le(r, 4), t->rank = (int32_t)rt_read_le(r, 4);
+    t->swizzle = (int32_t)rt_read_le(r, 4);
+    for (int k = 0; k < TLC_TMA_MAX_RANK; k++) {
+      t->dims[k].param = (int32_t)rt_read_le(r, 4), t->dims[k].value = (int64_t)rt_read_le(r, 8);
+      t->strides[k].param = (int32_t)rt_read_le(r, 4), t->strides[k].value = (int64_t)rt_read_le(r, 8);
+      t->box[k] = (int32_t)rt_read_le(r, 4);
+      if (t->dims[k].param >= m->nparams || t->strides[k].param >= m->nparams) return -1;
+      if (k < t->rank && (t->box[k] < 1 || t->box[k] > 256)) return -1;
+    }
+    if (r->bad || t->base_param < 0 || t->base_param >= m->nparams || t->rank < 1 || t->rank > TLC_TMA_MAX_RANK ||
+        (t->elem_bytes != 1 && t->elem_bytes != 2 && t->elem_bytes != 4 && t->elem_bytes != 8))
+      return -1;
+  }
+  return 0;
+}
+
 static int rt_reject(RtKernelMeta *m, const char **why, const char *reason) {
   rt_meta_free(m);
   if (why) *why = reason;
@@ -273,6 +312,7 @@ int rt_cache_decode(const unsigned char *buf, size_t len, uint64_t key, RtKernel
     m->nparams = (int)i + 1; /* so rt_meta_free frees what was read */
     if (!m->params[i].name) return rt_reject(m, why, "bad parameter name");
   }
+  if (rt_read_tma(&r, m) != 0) return rt_reject(m, why, "bad tensor-map recipe");
   m->ptx = rt_read_str(&r, rt_read_le(&r, 8), RT_CACHE_MAX_FILE);
   if (!m->ptx || !*m->ptx) return rt_reject(m, why, "bad PTX");
   if (r.left) return rt_reject(m, why, "trailing bytes");

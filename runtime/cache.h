@@ -19,6 +19,9 @@
  *         40     .  payload:
  *                     u32 num_warps, u32 shared_bytes, u32 nparams,
  *                     str symbol, nparams x {u32 kind, str name},
+ *                     u32 ntma, ntma x {u32 base_param, data_type, elem_bytes,
+ *                       rank, swizzle; 5 x {u32 dim param, u64 dim value,
+ *                       u32 stride param, u64 stride value, u32 box}},
  *                     u64 ptx length, ptx bytes
  *                   (str = u32 length + bytes, no NUL)
  *
@@ -35,7 +38,7 @@
 #include "runtime/rt_internal.h"
 
 #define RT_CACHE_MAGIC "TLCCACHE"
-#define RT_CACHE_VERSION 1u
+#define RT_CACHE_VERSION 2u /* 2: tensor-map recipes */
 #define RT_CACHE_HEADER_SIZE 40u
 #define RT_CACHE_MAX_FILE (1u << 30) /* larger files are not read */
 

@@ -16,6 +16,7 @@
 #define TLC_RUNTIME_CUDA_DRIVER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- handles ---------------------------------------------------------------- */
 
@@ -105,6 +106,32 @@ enum {
   CU_EVENT_DEFAULT = 0,   /* cuEventCreate flags: timing enabled, spin on sync */
 };
 
+/* ---- tensor maps (TMA, sm_90) --------------------------------------------------- */
+
+typedef struct CUtensorMap {
+  _Alignas(64) uint64_t opaque[16];     /* 128 bytes the driver fills */
+} CUtensorMap;
+
+typedef enum CUtensorMapInterleave { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 } CUtensorMapInterleave;
+typedef enum CUtensorMapSwizzle {
+  CU_TENSOR_MAP_SWIZZLE_NONE = 0, CU_TENSOR_MAP_SWIZZLE_32B = 1, CU_TENSOR_MAP_SWIZZLE_64B = 2,
+  CU_TENSOR_MAP_SWIZZLE_128B = 3,
+} CUtensorMapSwizzle;
+typedef enum CUtensorMapL2promotion {
+  CU_TENSOR_MAP_L2_PROMOTION_NONE = 0, CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 1,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2, CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
+} CUtensorMapL2promotion;
+typedef enum CUtensorMapFloatOOBfill { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 } CUtensorMapFloatOOBfill;
+
+/* cuTensorMapEncodeTiled (CUDA 12.0 drivers and later): looked up on its own,
+ * so that an older driver still runs every kernel that takes no tensor map. */
+typedef CUresult (*rt_pfn_cuTensorMapEncodeTiled)(CUtensorMap *map, int data_type, unsigned rank,
+                                                   void *global_address, const uint64_t *global_dim,
+                                                   const uint64_t *global_strides, const unsigned *box_dim,
+                                                   const unsigned *element_strides, CUtensorMapInterleave interleave,
+                                                   CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
+                                                   CUtensorMapFloatOOBfill oob_fill);
+
 /* ---- entry points ------------------------------------------------------------- */
 
 /* X(member, exported symbol, parameter list).  The member name is the
@@ -161,6 +188,7 @@ typedef struct RtDriver {
 #define RT_CUDA_MEMBER(member, symbol, params) rt_pfn_##member member;
   RT_CUDA_API(RT_CUDA_MEMBER)
 #undef RT_CUDA_MEMBER
+  rt_pfn_cuTensorMapEncodeTiled cuTensorMapEncodeTiled; /* NULL when the driver has none */
   int version;  /* cuDriverGetVersion: 1000*major + 10*minor (13000 = CUDA 13.0) */
 } RtDriver;
 

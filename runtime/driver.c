@@ -67,6 +67,8 @@ static int rt_driver_open_library(RtDriver *drv, char *err, size_t errlen) {
     /* POSIX guarantees a data pointer from dlsym converts to a function pointer. */
     memcpy((char *)drv + rt_driver_syms[i].offset, &fn, sizeof fn);
   }
+  void *tm = dlsym(lib, "cuTensorMapEncodeTiled"); /* optional: only kernels with tensor maps need it */
+  memcpy(&drv->cuTensorMapEncodeTiled, &tm, sizeof tm);
   return 0;
 }
 

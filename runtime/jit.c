@@ -156,7 +156,11 @@ static tlc_status rt_compile(tlc_runtime *rt, const RtJitRequest *q, const char 
       m->nparams = i + 1;
       if (!m->params[i].name) break;
     }
-    if (!m->params || m->nparams != res.nparams ||
+    if (res.ntma > 0 && res.tma) {
+      m->tma = calloc((size_t)res.ntma, sizeof *m->tma);
+      if (m->tma) memcpy(m->tma, res.tma, sizeof *m->tma * (size_t)res.ntma), m->ntma = res.ntma;
+    }
+    if (!m->params || m->nparams != res.nparams || (res.ntma > 0 && !m->tma) ||
         (res.nparams && !m->params[res.nparams - 1].name)) {
       rt_meta_free(m);
       st = rt_fail(rt, TLC_ERR_INVALID, "out of host memory");

@@ -35,6 +35,7 @@ void rt_meta_free(RtKernelMeta *m) {
   if (m->params)
     for (int i = 0; i < m->nparams; i++) free(m->params[i].name);
   free(m->params);
+  free(m->tma);
   free(m->ptx);
   memset(m, 0, sizeof *m);
 }

@@ -14,7 +14,8 @@
  *   fp16 / bf16          TLC_F32, rounded to nearest even
  *
  * Signed and unsigned never mix, integers never become floats, and nothing
- * is a pointer but TLC_PTR.  The grid must be non-zero and within the
+ * is a pointer but TLC_PTR.  A kernel with tensor maps (tlc_tma_recipe) gets
+ * them built here, after its arguments, from the arguments' values.  The grid must be non-zero and within the
  * device's limits; a program is 32*num_warps threads with the kernel's
  * dynamic shared memory.  Launching is asynchronous: faults inside the
  * kernel surface at tlc_synchronize. */
@@ -169,6 +170,53 @@ static void rt_describe_params(const tlc_kernel *k, char *buf, size_t len) {
   if (n >= len && len > 4) memcpy(buf + len - 4, "...", 4);
 }
 
+/* ---- tensor maps ---------------------------------------------------------------------------- */
+
+/* The integer value of argument i (launch checked its kind already). */
+static int64_t rt_int_arg(const tlc_arg *a) {
+  switch (a->kind) {
+  case TLC_ARG_I32: return a->v.i32;
+  case TLC_ARG_I64: return a->v.i64;
+  case TLC_ARG_U32: return (int64_t)a->v.u32;
+  case TLC_ARG_U64: return (int64_t)a->v.u64;
+  default: return 0;
+  }
+}
+
+static int64_t rt_tma_value(const tlc_tma_value *v, const tlc_arg *args) {
+  return v->param >= 0 ? rt_int_arg(&args[v->param]) : v->value;
+}
+
+/* Build the kernel's hidden tensor map j from the launch's arguments. */
+static tlc_status rt_build_tma(tlc_kernel *k, int j, const tlc_arg *args, CUtensorMap *map) {
+  tlc_runtime *rt = k->rt;
+  const tlc_tma_recipe *t = &k->meta.tma[j];
+  const char *base = k->meta.params[t->base_param].name;
+  if (!rt->drv->cuTensorMapEncodeTiled)
+    return rt_fail(rt, TLC_ERR_LAUNCH, "kernel '%s' reads '%s' through a tensor map, and this CUDA driver has no "
+                   "cuTensorMapEncodeTiled (CUDA 12.0 or newer is needed)", k->name, base);
+  uint64_t dims[TLC_TMA_MAX_RANK], strides[TLC_TMA_MAX_RANK];
+  unsigned box[TLC_TMA_MAX_RANK], es[TLC_TMA_MAX_RANK];
+  for (int d = 0; d < t->rank; d++) {
+    int64_t n = rt_tma_value(&t->dims[d], args);
+    dims[d] = n < 1 ? 1 : (uint64_t)n; /* an empty extent: the kernel reads nothing through it */
+    box[d] = (unsigned)t->box[d], es[d] = 1;
+    if (d) strides[d - 1] = (uint64_t)rt_tma_value(&t->strides[d], args) * (uint64_t)t->elem_bytes;
+  }
+  CUtensorMapSwizzle sw = t->swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : t->swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                          : t->swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B : CU_TENSOR_MAP_SWIZZLE_NONE;
+  CUresult r = rt->drv->cuTensorMapEncodeTiled(map, t->data_type, (unsigned)t->rank, (void *)(uintptr_t)args[t->base_param].v.ptr,
+                                               dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
+                                               CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r == CUDA_SUCCESS) return TLC_OK;
+  return rt_fail_cuda(rt, TLC_ERR_ARGS, r,
+                      "kernel '%s': the tensor map over '%s' (address 0x%llx, extents %llu x %llu, row stride %llu "
+                      "bytes; the address must be 16-byte aligned and the stride a multiple of 16 bytes) "
+                      "cannot be built: cuTensorMapEncodeTiled",
+                      k->name, base, (unsigned long long)args[t->base_param].v.ptr, (unsigned long long)dims[0],
+                      t->rank > 1 ? (unsigned long long)dims[1] : 1ull, t->rank > 1 ? (unsigned long long)strides[0] : 0ull);
+}
+
 /* ---- the launch ---------------------------------------------------------------------------- */
 
 enum { RT_STACK_ARGS = 32 };
@@ -203,16 +251,22 @@ tlc_status tlc_launch(tlc_kernel *k, unsigned gx, unsigned gy, unsigned gz, tlc_
 
   /* One 8-byte slot per argument holds the value at the parameter's width;
    * the driver copies each parameter's size from its slot. */
+  /* The hidden tensor maps follow: built from the packed arguments. */
+  int nt = k->meta.ntma;
   uint64_t stack_slots[RT_STACK_ARGS];
-  void *stack_ptrs[RT_STACK_ARGS];
+  void *stack_ptrs[RT_STACK_ARGS + 8];
+  CUtensorMap stack_maps[8];
   uint64_t *slots = stack_slots;
   void **ptrs = stack_ptrs;
-  if (np > RT_STACK_ARGS) {
-    slots = calloc((size_t)np, sizeof *slots);
-    ptrs = calloc((size_t)np, sizeof *ptrs);
-    if (!slots || !ptrs) {
+  CUtensorMap *maps = stack_maps;
+  if (np > RT_STACK_ARGS || nt > 8) {
+    slots = calloc((size_t)np + 1, sizeof *slots);
+    ptrs = calloc((size_t)(np + nt) + 1, sizeof *ptrs);
+    maps = nt > 8 ? aligned_alloc(64, sizeof *maps * (size_t)nt) : stack_maps;
+    if (!slots || !ptrs || !maps) {
       free(slots);
       free(ptrs);
+      if (maps != stack_maps) free(maps);
       return rt_fail(rt, TLC_ERR_INVALID, "kernel '%s': out of host memory", k->name);
     }
   }
@@ -221,11 +275,15 @@ tlc_status tlc_launch(tlc_kernel *k, unsigned gx, unsigned gy, unsigned gz, tlc_
     ptrs[i] = &slots[i];
     st = rt_pack_arg(k, i, &args[i], (unsigned char *)&slots[i]);
   }
+  for (int j = 0; j < nt && st == TLC_OK; j++) {
+    ptrs[np + j] = &maps[j];
+    st = rt_build_tma(k, j, args, &maps[j]);
+  }
   if (st == TLC_OK) st = rt_enter(rt);
   if (st == TLC_OK) {
     CUresult r = rt->drv->cuLaunchKernel(k->fn, gx, gy, gz, 32u * (unsigned)k->meta.num_warps, 1, 1,
                                          (unsigned)k->meta.shared_bytes, (CUstream)stream,
-                                         np ? ptrs : NULL, NULL);
+                                         np + nt ? ptrs : NULL, NULL);
     if (r != CUDA_SUCCESS)
       st = rt_fail_cuda(rt, TLC_ERR_LAUNCH, r,
                         "kernel '%s': cuLaunchKernel(grid (%u, %u, %u), %d threads, %d bytes of "
@@ -236,5 +294,6 @@ tlc_status tlc_launch(tlc_kernel *k, unsigned gx, unsigned gy, unsigned gz, tlc_
     free(slots);
     free(ptrs);
   }
+  if (maps != stack_maps) free(maps);
   return st;
 }

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compiler/tlc_compiler.h" /* tlc_param_kind only: the loader calls nothing in it */
+#include "compiler/tlc_compiler.h" /* tlc_param_kind, tlc_tma_recipe only: the loader calls nothing in it */
 #include "runtime/cuda_driver.h"
 #include "runtime/tlc_runtime.h"
 
@@ -35,6 +35,8 @@ typedef struct RtKernelMeta {
   int shared_bytes;      /* dynamic shared memory per program */
   int nparams;           /* runtime parameters, in launch order */
   RtParam *params;
+  int ntma;              /* hidden tensor-map parameters after them (launch.c builds them) */
+  tlc_tma_recipe *tma;
   char *ptx;             /* NUL-terminated PTX text */
 } RtKernelMeta;
 

@@ -1,0 +1,129 @@
+/* cg_tma.c — bulk tensor copies (TMA, sm_90) and the mbarriers they complete
+ * on: MBAR_INIT, MBAR_EXPECT, MBAR_WAIT, MBAR_INVAL, TMA_COPY, and the
+ * hidden tensor-map parameters (IrFunc.tma).
+ *
+ * A tensor map arrives as a kernel parameter `.param .align 64 .b8 [128]`
+ * marked grid-constant (nvvm.annotations "grid_constant"), so its address
+ * (cvta.param) is what cp.async.bulk.tensor reads; its value is that
+ * 64-bit generic address.  A ring of mbarriers is a shared buffer of
+ * 8-byte words.  Thread 0 does everything one thread must do (initialize,
+ * arrive with the expected byte count, issue the copies, invalidate);
+ * every thread waits:
+ *
+ *   mbarrier.init.shared::cta.b64 [bar], 1;  fence.mbarrier_init.release.cluster;
+ *   mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], bytes;
+ *   cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+ *       [dst], [map, {c0, c1}], [bar];
+ *   waitLoop: mbarrier.try_wait.parity.shared::cta.b64 p, [bar], phase; @!p bra waitLoop;
+ *
+ * A copy's box is one swizzle row of the buffer (the recipe's box[0]) by
+ * its rows; a tile of several column blocks is one copy per block, block b
+ * landing at b * rows * block elements (the buffer's layout, ir.h), with the
+ * coordinate along the contiguous dim advanced by b * block.  The
+ * hardware swizzles the bytes as wgmma reads them (the buffers are
+ * 1024-byte aligned). */
+#include "codegen/cg_internal.h"
+
+#include <stdio.h>
+
+/* Shared address (i32) of barrier `slot` of ring `bars`. */
+static LLVMValueRef bar_addr(CgCtx *cg, const Op *op, const Value *bars, const Value *slot) {
+  LLVMValueRef base = cg_get(cg, op, bars)->v[0];
+  LLVMValueRef s = cg_get(cg, op, slot)->v[0];
+  if (LLVMTypeOf(s) != cg->t_i32) s = LLVMBuildTrunc(cg->b, s, cg->t_i32, "");
+  LLVMValueRef off = LLVMBuildAdd(cg->b, base, LLVMBuildShl(cg->b, s, cg_i32(cg, 3), ""), "");
+  return LLVMBuildPtrToInt(cg->b, cg_smem_abs(cg, off), cg->t_i32, "");
+}
+
+/* Run the code emitted between begin and end in thread 0 only (and when
+ * `pred`, an i1, holds; NULL = always). */
+static LLVMBasicBlockRef begin_thread0(CgCtx *cg, LLVMValueRef pred) {
+  LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntEQ, cg->tid, cg_i32(cg, 0), "");
+  if (pred) c = LLVMBuildAnd(cg->b, c, pred, "");
+  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "t0");
+  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "t0.cont");
+  LLVMBuildCondBr(cg->b, c, then, cont);
+  LLVMPositionBuilderAtEnd(cg->b, then);
+  return cont;
+}
+
+static void end_thread0(CgCtx *cg, LLVMBasicBlockRef cont) {
+  LLVMBuildBr(cg->b, cont);
+  LLVMPositionBuilderAtEnd(cg->b, cont);
+}
+
+static LLVMValueRef as_i1(CgCtx *cg, LLVMValueRef v) {
+  if (LLVMTypeOf(v) == cg->t_i1) return v;
+  return LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+}
+
+static int64_t ring_len(const Value *bars) { return bars->type->shape[0]; }
+
+void cg_lower_mbar(CgCtx *cg, Op *op) {
+  const Value *bars = op->operands[0];
+  LLVMValueRef base = cg_get(cg, op, bars)->v[0];
+  switch (op->kind) {
+  case OP_MBAR_INIT: case OP_MBAR_INVAL: {
+    LLVMBasicBlockRef cont = begin_thread0(cg, NULL);
+    for (int64_t s = 0; s < ring_len(bars); s++) {
+      LLVMValueRef off = LLVMBuildAdd(cg->b, base, cg_i32(cg, s * 8), "");
+      LLVMValueRef a = LLVMBuildPtrToInt(cg->b, cg_smem_abs(cg, off), cg->t_i32, "");
+      if (op->kind == OP_MBAR_INIT) cg_asm(cg, cg->t_void, "mbarrier.init.shared::cta.b64 [$0], 1;", "r", &a, 1, true);
+      else cg_asm(cg, cg->t_void, "mbarrier.inval.shared::cta.b64 [$0];", "r", &a, 1, true);
+    }
+    if (op->kind == OP_MBAR_INIT) cg_asm(cg, cg->t_void, "fence.mbarrier_init.release.cluster;", "", NULL, 0, true);
+    end_thread0(cg, cont);
+    return;
+  }
+  case OP_MBAR_EXPECT: {
+    LLVMValueRef a = bar_addr(cg, op, bars, op->operands[1]);
+    LLVMValueRef pred = as_i1(cg, cg_get(cg, op, op->operands[2])->v[0]);
+    LLVMBasicBlockRef cont = begin_thread0(cg, NULL);
+    LLVMValueRef args[2] = {a, LLVMBuildSelect(cg->b, pred, cg_i32(cg, op->attr.num), cg_i32(cg, 0), "")};
+    cg_asm(cg, cg->t_void, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}", args, 2,
+           true);
+    end_thread0(cg, cont);
+    return;
+  }
+  case OP_MBAR_WAIT: {
+    LLVMValueRef args[2] = {bar_addr(cg, op, bars, op->operands[1]), cg_get(cg, op, op->operands[2])->v[0]};
+    if (LLVMTypeOf(args[1]) != cg->t_i32) args[1] = LLVMBuildTrunc(cg->b, args[1], cg->t_i32, "");
+    cg_asm(cg, cg->t_void,
+           "{\n.reg .pred p;\nwait_${:uid}:\nmbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
+           "@!p bra wait_${:uid};\n}",
+           "r,r,~{memory}", args, 2, true);
+    return;
+  }
+  default:
+    cg_error(cg, op, "not an mbarrier op");
+  }
+}
+
+void cg_lower_tma_copy(CgCtx *cg, Op *op) {
+  CgBuf b;
+  if (!cg_buf(cg, op, op->operands[1], &b) || b.rdim < 0) {
+    cg_error(cg, op, "tma_copy writes a 2-D shared view");
+    return;
+  }
+  LLVMValueRef map = cg_get(cg, op, op->operands[0])->v[0];
+  LLVMValueRef bar = bar_addr(cg, op, op->operands[2], op->operands[3]);
+  LLVMValueRef pred = as_i1(cg, cg_get(cg, op, op->operands[4])->v[0]);
+  LLVMValueRef c[2];
+  for (int k = 0; k < 2; k++) {
+    c[k] = cg_get(cg, op, op->operands[5 + k])->v[0];
+    if (LLVMTypeOf(c[k]) != cg->t_i32) c[k] = LLVMBuildTrunc(cg->b, c[k], cg->t_i32, "");
+  }
+  int64_t inner = b.t->shape[b.cdim], rows = b.t->shape[b.rdim];
+  int64_t W = b.S->block > 0 && b.S->block < inner ? b.S->block : inner;
+  LLVMBasicBlockRef cont = begin_thread0(cg, pred);
+  for (int64_t blk = 0; blk < inner / W; blk++) {
+    LLVMValueRef off = LLVMBuildAdd(cg->b, b.base, cg_i32(cg, blk * rows * W * b.eb), "");
+    LLVMValueRef args[5] = {LLVMBuildPtrToInt(cg->b, cg_smem_abs(cg, off), cg->t_i32, ""), map,
+                            LLVMBuildAdd(cg->b, c[0], cg_i32(cg, blk * W), ""), c[1], bar};
+    cg_asm(cg, cg->t_void,
+           "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+           "[$0], [$1, {$2, $3}], [$4];",
+           "r,l,r,r,r,~{memory}", args, 5, true);
+  }
+  end_thread0(cg, cont);
+}

@@ -1,0 +1,221 @@
+/* tma_tile.c — recognizing a 2-D tile load that the bulk tensor copy engine
+ * (TMA) can do, and writing the tensor-map recipe for it.
+ *
+ * Owns the question "is this load `base[start_0 + i, start_1 + j]` over a
+ * strided 2-D array, masked only by the array's extents?", asked by the
+ * pipeliner.  The accepted forms are what a Triton kernel writes:
+ *
+ *   ptr  = splat(base) + x_r[:, None] * s_r + x_c[None, :] * s_c   (any order,
+ *          one addptr or a chain of them)
+ *   x_d  = start_d + arange(0, B_d)        (or arange alone: start 0)
+ *   mask = (x_r[:, None] < R) & (x_c[None, :] < C)   (either, both or none)
+ *
+ * with base a kernel pointer argument aligned to 16 bytes, the contiguous
+ * dim's stride the constant 1, the other stride a kernel argument or a
+ * constant whose byte size is a multiple of 16 (TMA's rule), and the extents
+ * kernel arguments or constants (an unmasked dim gets 2^31 - 1).  The
+ * masked-off elements of such a load are exactly the ones outside the array,
+ * which TMA fills with zeros: other= must be 0 or absent.  Looks through
+ * convert_layout, broadcast and expand_dims (layouts are assigned by now).
+ *
+ * The recipe's box is one swizzle row of the shared buffer by the tile's
+ * rows (at most 256 each): a tile wider than one swizzle row is several
+ * copies, one per column block of the buffer (codegen, cg_tma.c). */
+#include "passes/pass_internal.h"
+
+#include <string.h>
+
+typedef struct Term {
+  const Value *x;         /* the 1-D index along this dim (start + arange) */
+  const Value *stride;    /* scalar; NULL = 1 */
+} Term;
+
+static const Value *strip(const Value *v) {
+  while (v && v->def && (v->def->kind == OP_CONVERT_LAYOUT || v->def->kind == OP_BROADCAST))
+    v = v->def->operands[0];
+  return v;
+}
+
+/* x = start + arange(0, n) (either order), or arange alone. */
+static bool index_like(const Value *x, int64_t n, const Value **start) {
+  x = strip(x);
+  if (!x || !x->def || x->type->rank != 1) return false;
+  const Op *d = x->def;
+  if (d->kind == OP_ARANGE) {
+    *start = NULL;
+    return d->attr.start == 0 && d->attr.end == n;
+  }
+  if (d->kind != OP_ADD) return false;
+  for (int k = 0; k < 2; k++) {
+    const Value *a = strip(d->operands[k]), *s = strip(d->operands[1 - k]);
+    if (a && a->def && a->def->kind == OP_ARANGE && a->def->attr.start == 0 && a->def->attr.end == n &&
+        s && s->def && s->def->kind == OP_SPLAT) {
+      *start = s->def->operands[0];
+      return true;
+    }
+  }
+  return false;
+}
+
+/* The scalar s of splat(s), else NULL. */
+static const Value *splatted(const Value *v) {
+  v = strip(v);
+  return v && v->def && v->def->kind == OP_SPLAT ? v->def->operands[0] : NULL;
+}
+
+/* offsets = sum over dims of x_d * stride_d (2-D, each dim at most once). */
+static bool affine(const Value *v, const int64_t *shape, Term *t) {
+  v = strip(v);
+  if (!v || !v->def || v->type->rank != 2) return false;
+  const Op *d = v->def;
+  switch (d->kind) {
+  case OP_ADD: {
+    Term a[2] = {{0}}, b[2] = {{0}};
+    if (!affine(d->operands[0], shape, a) || !affine(d->operands[1], shape, b)) return false;
+    for (int k = 0; k < 2; k++) {
+      if (a[k].x && b[k].x) return false;
+      t[k] = a[k].x ? a[k] : b[k];
+    }
+    return true;
+  }
+  case OP_MUL:
+    for (int k = 0; k < 2; k++) {
+      const Value *s = splatted(d->operands[k]);
+      Term u[2] = {{0}};
+      if (!s || !affine(d->operands[1 - k], shape, u)) continue;
+      if ((u[0].x != NULL) + (u[1].x != NULL) != 1) return false;
+      for (int j = 0; j < 2; j++) {
+        if (!u[j].x) continue;
+        if (u[j].stride) return false;
+        t[j] = (Term){u[j].x, s};
+        t[1 - j] = (Term){0};
+      }
+      return true;
+    }
+    return false;
+  case OP_EXPAND_DIMS: {
+    int dim = 1 - d->attr.axis;
+    const Value *start;
+    if (d->attr.axis < 0 || d->attr.axis > 1 || !index_like(d->operands[0], shape[dim], &start)) return false;
+    t[0] = t[1] = (Term){0};
+    t[dim] = (Term){strip(d->operands[0]), NULL};
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+static int arg_index(const IrFunc *f, const Value *v) {
+  for (int i = 0; i < f->nargs; i++)
+    if (f->args[i].value == v) return i;
+  return -1;
+}
+
+/* A kernel argument or a constant, as a recipe value. */
+static bool tma_value(const IrFunc *f, const Value *v, IrTmaValue *out) {
+  if (!v || v->type->rank || !dt_is_int(v->type->dtype)) return false;
+  if (v->def && v->def->kind == OP_CONSTANT) {
+    *out = (IrTmaValue){-1, v->def->attr.ival};
+    return true;
+  }
+  int a = arg_index(f, v);
+  if (a < 0) return false;
+  *out = (IrTmaValue){a, 0};
+  return true;
+}
+
+/* mask = and-tree of (x_d broadcast) < bound: the bounds, by dim. */
+static bool mask_bounds(const IrFunc *f, const Value *m, const Term *t, IrTmaValue *bound, bool *has) {
+  m = strip(m);
+  if (!m || !m->def) return false;
+  const Op *d = m->def;
+  if (d->kind == OP_AND)
+    return mask_bounds(f, d->operands[0], t, bound, has) && mask_bounds(f, d->operands[1], t, bound, has);
+  if (d->kind != OP_CMP || d->attr.pred != CMP_LT) return false;
+  const Value *x = strip(d->operands[0]), *b = splatted(d->operands[1]);
+  if (x && x->def && x->def->kind == OP_EXPAND_DIMS) x = strip(x->def->operands[0]);
+  for (int k = 0; k < 2; k++)
+    if (t[k].x && t[k].x == x && !has[k] && tma_value(f, b, &bound[k])) {
+      has[k] = true;
+      return true;
+    }
+  return false;
+}
+
+static bool zero_value(const Value *v) {
+  return !v || (v->def && v->def->kind == OP_CONSTANT && v->def->attr.ival == 0 && v->def->attr.fval == 0);
+}
+
+/* Divisibility (elements) that recipe value v is known to have. */
+static int64_t value_div(const IrFunc *f, IrTmaValue v) {
+  if (v.arg < 0) return axis_pow2_divisor(v.value);
+  return f->args[v.arg].divisibility;
+}
+
+bool pass_tma_tile(IrModule *m, const Op *load, const Layout *shared, TmaTile *out) {
+  IrFunc *f = m->func;
+  const Value *ptr = load->operands[0];
+  const Type *pt = ptr->type;
+  memset(out, 0, sizeof *out);
+  if (m->capability < 90 || pt->rank != 2 || !shared || shared->kind != LAY_SHARED || !zero_value(load->operands[2]))
+    return false;
+  /* ptr = addptr(...addptr(splat(base), off1)..., offn): every offset affine */
+  Term t[2] = {{0}};
+  const Value *p = strip(ptr);
+  while (p && p->def && p->def->kind == OP_ADDPTR) {
+    Term u[2] = {{0}};
+    if (!affine(p->def->operands[1], pt->shape, u)) return false;
+    for (int k = 0; k < 2; k++) {
+      if (u[k].x && t[k].x) return false;
+      if (u[k].x) t[k] = u[k];
+    }
+    p = strip(p->def->operands[0]);
+  }
+  const Value *base = splatted(p);
+  int base_arg = arg_index(f, base);
+  if (base_arg < 0 || f->args[base_arg].divisibility < 16) return false;
+  int cdim = shared->order[0], rdim = 1 - cdim;
+  if (!t[0].x || !t[1].x || t[cdim].stride) return false; /* the contiguous dim's stride is 1 */
+  IrTmaValue stride;
+  if (!tma_value(f, t[rdim].stride, &stride)) return false;
+  DType dt = pt->pointee->dtype;
+  int eb = dt_bits(dt) / 8;
+  if (eb < 1 || (value_div(f, stride) * eb) % 16) return false;
+  IrTmaValue bound[2] = {{-1, 0x7fffffff}, {-1, 0x7fffffff}};
+  bool has[2] = {false, false};
+  if (load->operands[1] && !mask_bounds(f, load->operands[1], t, bound, has)) return false;
+  int64_t inner = pt->shape[cdim], rows = pt->shape[rdim];
+  int64_t W = shared->block > 0 && shared->block < inner ? shared->block : inner;
+  int swz = (int)(W * eb);
+  if ((swz != 32 && swz != 64 && swz != 128) || W > 256 || rows > 256 || inner % W) return false;
+  IrTmaDesc *d = &out->desc;
+  d->base_arg = base_arg;
+  d->dtype = dt;
+  d->rank = 2;
+  d->dims[0] = bound[cdim], d->dims[1] = bound[rdim];
+  d->strides[0] = (IrTmaValue){-1, 1}, d->strides[1] = stride;
+  d->box[0] = (int)W, d->box[1] = (int)rows;
+  d->swizzle = swz;
+  for (int k = 0; k < 2; k++) {
+    const Value *start = NULL;
+    index_like(t[k].x, pt->shape[k], &start);
+    out->start[k] = (Value *)start;
+  }
+  out->cdim = cdim;
+  return true;
+}
+
+static bool same_value(IrTmaValue a, IrTmaValue b) { return a.arg == b.arg && (a.arg >= 0 || a.value == b.value); }
+
+int pass_tma_map(IrModule *m, const IrTmaDesc *d) {
+  IrFunc *f = m->func;
+  for (int i = 0; i < f->ntma; i++) {
+    const IrTmaDesc *e = &f->tma[i];
+    bool same = e->base_arg == d->base_arg && e->dtype == d->dtype && e->rank == d->rank && e->swizzle == d->swizzle;
+    for (int k = 0; same && k < d->rank; k++)
+      same = same_value(e->dims[k], d->dims[k]) && same_value(e->strides[k], d->strides[k]) && e->box[k] == d->box[k];
+    if (same) return i;
+  }
+  return ir_func_add_tma(m, f, d);
+}
