@@ -11,9 +11,11 @@
 #include "compiler/tlc_compiler.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -86,6 +88,43 @@ static char *slurp(const char *path, const char **err) {
     return NULL;
   }
   return buf;
+}
+
+/* Write `text` to `path` ("-" or NULL: stdout).  A regular file (or a new
+ * one) is written to a temporary file beside it and renamed over it, so a
+ * failed write never leaves a truncated artifact where a good one was.
+ * Anything else that exists (/dev/null, a FIFO, a terminal) is opened and
+ * written in place: renaming over it would replace a device node. */
+static int write_output(const char *path, const char *text) {
+  size_t len = strlen(text);
+  if (!path || !strcmp(path, "-")) {
+    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+      fprintf(stderr, "tlc: error: cannot write to stdout: %s\n", strerror(errno));
+      return 1;
+    }
+    return 0;
+  }
+  struct stat st;
+  bool in_place = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+  char *tmp = NULL;
+  if (!in_place) {
+    size_t n = strlen(path) + 32;
+    tmp = malloc(n);
+    snprintf(tmp, n, "%s.tmp%d", path, (int)getpid());
+  }
+  FILE *out = fopen(in_place ? path : tmp, "wb");
+  int bad = !out;
+  if (out) {
+    bad |= fwrite(text, 1, len, out) != len;
+    bad |= fclose(out) != 0;
+  }
+  if (!bad && tmp) bad = rename(tmp, path) != 0;
+  if (bad) {
+    fprintf(stderr, "tlc: error: cannot write '%s': %s\n", path, strerror(errno));
+    if (tmp) remove(tmp);
+  }
+  free(tmp);
+  return bad;
 }
 
 static int autotune_main(int argc, char **argv) {
@@ -222,33 +261,7 @@ int main(int argc, char **argv) {
   if (res.diagnostics && *res.diagnostics) fputs(res.diagnostics, stderr);
   if (res.dump) fputs(res.dump, stderr);
   int rc = st == TLC_COMPILE_OK ? 0 : st == TLC_COMPILE_ERROR ? 1 : 3;
-  if (st == TLC_COMPILE_OK) {
-    FILE *out = stdout;
-    if (out_path && strcmp(out_path, "-") != 0) {
-      /* Write to a temporary file and rename, so a failed write never leaves
-       * a truncated artifact where a good one was. */
-      size_t n = strlen(out_path) + 16;
-      char *tmp = malloc(n);
-      snprintf(tmp, n, "%s.tmp%d", out_path, (int)getpid());
-      out = fopen(tmp, "wb");
-      if (!out) {
-        fprintf(stderr, "tlc: error: cannot write '%s': %s\n", out_path, strerror(errno));
-        rc = 1;
-      } else {
-        size_t len = strlen(res.text);
-        int bad = fwrite(res.text, 1, len, out) != len;
-        bad |= fclose(out) != 0;
-        if (bad || rename(tmp, out_path) != 0) {
-          fprintf(stderr, "tlc: error: cannot write '%s': %s\n", out_path, strerror(errno));
-          remove(tmp);
-          rc = 1;
-        }
-      }
-      free(tmp);
-    } else {
-      fputs(res.text, out);
-    }
-  }
+  if (st == TLC_COMPILE_OK && write_output(out_path, res.text) != 0) rc = 1;
   tlc_compile_result_free(&res);
   free(source);
   free(cdefs);
