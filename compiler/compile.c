@@ -12,9 +12,8 @@
 #include <time.h>
 
 #include "codegen/codegen.h"
-#include "frontend/ast.h"
-#include "frontend/diag.h"
-#include "frontend/specialize.h"
+#include "frontend/frontend.h"
+#include "spec/spec.h"
 #include "ir/ir.h"
 #include "passes/passes.h"
 

@@ -36,8 +36,7 @@
 #include <string.h>
 
 #include "compiler/tlc_compiler.h"
-#include "frontend/ast.h"
-#include "frontend/diag.h"
+#include "frontend/frontend.h"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,7 +7,7 @@
  * Columns are 1-based byte columns; the caret line copies tabs from the
  * source line so the caret stays under the right character, and counts one
  * column per UTF-8 code point so comments in any script do not shift it. */
-#include "diag.h"
+#include "support/support.h"
 
 #include <stdarg.h>
 #include <stdio.h>

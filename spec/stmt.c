@@ -1,4 +1,4 @@
-/* spec_stmt.c — executing statements: assignment, constexpr and runtime
+/* stmt.c — executing statements: assignment, constexpr and runtime
  * control flow, and inlining of helper functions.
  *
  * Runtime `if` becomes an IF op whose results are the variables the
@@ -8,7 +8,7 @@
  * a tensor is one IR value, a block pointer its base/shape/strides/offsets.
  * `if` on a constexpr and `tl.static_range` loops are evaluated at compile
  * time, so only the branch taken and the unrolled copies produce IR. */
-#include "frontend/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <string.h>
 

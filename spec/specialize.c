@@ -9,7 +9,7 @@
  * Trailing parameters may be left out when they have defaults or are given
  * by name (--constexpr NAME=V).  Signature mistakes are reported with a
  * caret under the entry, as if the signature were a one-line source file. */
-#include "frontend/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

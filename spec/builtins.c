@@ -1,4 +1,4 @@
-/* spec_builtins.c — the Triton language's builtins (tl.*, tl.math.*,
+/* builtins.c — the Triton language's builtins (tl.*, tl.math.*,
  * triton.*), tensor attributes and methods, and the Python builtins a kernel
  * may use (range, float, min, ...).
  *
@@ -6,7 +6,7 @@
  * positional and keyword arguments bind the same way and unknown keywords or
  * missing arguments get precise messages.  Handlers receive the bound
  * arguments (NULL where an optional one was not given). */
-#include "frontend/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

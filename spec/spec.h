@@ -1,4 +1,5 @@
-/* specialize.h — from a parsed .tile module and a signature to typed tile IR.
+/* spec.h — specialization: from a parsed .tile module and a signature to
+ * typed tile IR.  The one header of spec/ (specialize.c is its entry).
  *
  * Specialization evaluates the kernel's body abstractly: constexpr values
  * (ints, floats, bools, tuples, dtypes, constexpr parameters) are computed at
@@ -6,11 +7,10 @@
  * inlined, and everything that depends on runtime values becomes tile IR.
  * Type promotion, broadcasting and shape checks follow Triton's semantics
  * and fail with located diagnostics.  The IR it returns has no layouts. */
-#ifndef TLC_SPECIALIZE_H
-#define TLC_SPECIALIZE_H
+#ifndef TLC_SPEC_H
+#define TLC_SPEC_H
 
-#include "frontend/ast.h"
-#include "frontend/diag.h"
+#include "frontend/frontend.h"
 #include "ir/ir.h"
 
 typedef struct SpecConstexpr {
