@@ -196,7 +196,7 @@ SVal *spec_call_function(Spec *s, FuncDef *fn, SVal **args, int nargs, const Key
 SVal *spec_global_lazy(Spec *s, const char *name, Loc use);
 void spec_bind_import(Spec *s, Scope *sc, const Stmt *st);
 
-/* ---- builtins.c --------------------------------------------------------------- */
+/* ---- builtins.c: calling a builtin (the table is builtins.def) ------------------ */
 
 typedef struct CallArgs {
   SVal **pos;
@@ -210,6 +210,11 @@ typedef struct CallArgs {
   Loc plocs[12];  /* filled by binding: the location of each bound parameter's argument */
 } CallArgs;
 
+SVal *spec_call_builtin(Spec *s, int id, SVal *self, CallArgs *a);
+const char *spec_builtin_name(int id);
+
+/* ---- attributes.c --------------------------------------------------------------- */
+
 /* Look up `name` as an attribute of module `mod` ("triton.language", ...);
  * NULL when there is none. */
 SVal *spec_module_attr(Spec *s, const char *mod, const char *name);
@@ -218,8 +223,6 @@ SVal *spec_value_attr(Spec *s, SVal *v, const char *name, Loc loc);
 /* The attribute of `base` (a module or a value) closest to the unknown
  * `name`, for a "did you mean" note; NULL when none is close. */
 const char *spec_suggest_attr(Spec *s, const SVal *base, const char *name);
-SVal *spec_call_builtin(Spec *s, int id, SVal *self, CallArgs *a);
-const char *spec_builtin_name(int id);
 /* Python builtins visible without import (range, float, min, ...). */
 SVal *spec_python_builtin(Spec *s, const char *name);
 
