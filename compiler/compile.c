@@ -7,6 +7,7 @@
  * in its own folder; this file only calls their public headers. */
 #include "compiler/tlc_compiler.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,13 +18,60 @@
 #include "ir/ir.h"
 #include "passes/passes.h"
 
-void tlc_compile_options_init(tlc_compile_options *opt) {
-  memset(opt, 0, sizeof *opt);
-  opt->arch = "sm_90a";
-  opt->num_warps = 4;
-  opt->num_stages = 3;
-  opt->emit = TLC_EMIT_PTX;
-  opt->opt_level = -1;
+/* ---- options: the defaults and the checks, in one place ---------------------
+ * Every entry point that takes options (tlc_compile, tlc_autotune_info, the
+ * fingerprint) resolves them here first, so a zero field means the same
+ * default everywhere and nothing out of range reaches a stage. */
+
+/* The defaults, written once.  Triton's are the same (num_warps=4,
+ * num_stages=3). */
+static const tlc_compile_options tlc_defaults = {
+    .arch = "sm_90a", .num_warps = 4, .num_stages = 3, .emit = TLC_EMIT_PTX, .opt_level = 3,
+};
+
+void tlc_compile_options_init(tlc_compile_options *opt) { *opt = tlc_defaults; }
+
+/* `in` with its unset fields (NULL arch, zero num_warps / num_stages,
+ * negative opt_level) given their defaults; NULL in = all defaults. */
+static tlc_compile_options options_resolve(const tlc_compile_options *in) {
+  tlc_compile_options o = in ? *in : tlc_defaults;
+  if (!o.arch) o.arch = tlc_defaults.arch;
+  if (o.num_warps == 0) o.num_warps = tlc_defaults.num_warps;
+  if (o.num_stages == 0) o.num_stages = tlc_defaults.num_stages;
+  if (o.opt_level < 0) o.opt_level = tlc_defaults.opt_level;
+  return o;
+}
+
+/* The first problem with resolved options, written into msg; 0 when none. */
+static int options_problem(const tlc_compile_options *o, char *msg, size_t size) {
+  int w = o->num_warps;
+  if (!cg_ptx_features(o->arch))
+    snprintf(msg, size, "unknown arch '%s' (expected sm_70, sm_75, sm_80, sm_86, sm_87, sm_89, "
+             "sm_90 or sm_90a)", o->arch);
+  else if (w < 1 || w > SPEC_MAX_WARPS || (w & (w - 1)))
+    snprintf(msg, size, "num_warps must be a power of two from 1 to %d, not %d", SPEC_MAX_WARPS, w);
+  else if (o->num_stages < 1 || o->num_stages > SPEC_MAX_STAGES)
+    snprintf(msg, size, "num_stages must be from 1 to %d, not %d", SPEC_MAX_STAGES, o->num_stages);
+  else if (o->opt_level > 3)
+    snprintf(msg, size, "the optimisation level must be 0, 1, 2 or 3, not %d", o->opt_level);
+  else if ((unsigned)o->emit > TLC_EMIT_PTX)
+    snprintf(msg, size, "unknown emit kind %d", (int)o->emit);
+  else if (o->nconstexprs < 0 || (o->nconstexprs > 0 && !o->constexprs))
+    snprintf(msg, size, "%d constexprs but %s", o->nconstexprs,
+             o->nconstexprs < 0 ? "a negative count" : "a NULL array");
+  else if (o->dump_after && !pass_exists(o->dump_after))
+    snprintf(msg, size, "dump_after: no pass named '%s'", o->dump_after);
+  else
+    return 0;
+  return -1;
+}
+
+int tlc_compile_options_check(const tlc_compile_options *opt, char *msg, size_t size) {
+  char buf[160];
+  tlc_compile_options o = options_resolve(opt);
+  int rc = options_problem(&o, buf, sizeof buf);
+  if (rc && msg && size) snprintf(msg, size, "%s", buf);
+  return rc;
 }
 
 static double now_ms(void) {
@@ -61,14 +109,6 @@ static tlc_param_kind param_kind(const Type *t) {
 static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_options *opt,
                                        Arena *arena, DiagEngine *diag, StrBuf *internal,
                                        StrBuf *dump, tlc_compile_result *res) {
-  if (!cg_ptx_features(opt->arch)) {
-    diag_plain(diag, "unknown --arch '%s' (expected sm_80, sm_86, sm_89, sm_90, sm_90a, ...)", opt->arch);
-    return TLC_COMPILE_ERROR;
-  }
-  if (opt->dump_after && !pass_exists(opt->dump_after)) {
-    diag_plain(diag, "--dump-after: no pass named '%s'", opt->dump_after);
-    return TLC_COMPILE_ERROR;
-  }
   SpecConstexpr *cdefs = xcalloc((size_t)opt->nconstexprs + 1, sizeof *cdefs);
   for (int i = 0; i < opt->nconstexprs; i++)
     cdefs[i] = (SpecConstexpr){opt->constexprs[i].name, opt->constexprs[i].value};
@@ -95,7 +135,7 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
     res->text = sb_take(&sb);
     return TLC_COMPILE_OK;
   }
-  CgOptions co = {opt->arch, opt->opt_level < 0 ? 3 : opt->opt_level,
+  CgOptions co = {opt->arch, opt->opt_level,
                   opt->emit == TLC_EMIT_LLVM, opt->emit == TLC_EMIT_PTX};
   CgResult cr = {0};
   int crc = cg_compile(m, &co, &cr, internal);
@@ -121,33 +161,12 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
   return TLC_COMPILE_OK;
 }
 
-/* Until passes/ and codegen/ land, weak fallbacks keep libtlc.so linkable. */
-__attribute__((weak)) int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
-  (void)m;
-  sb_puts(opt->errors, "the pass pipeline is not built into this libtlc\n");
-  return -1;
-}
-__attribute__((weak)) bool pass_exists(const char *name) { (void)name; return false; }
-__attribute__((weak)) int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors) {
-  (void)m, (void)opt, (void)out;
-  sb_puts(errors, "code generation is not built into this libtlc\n");
-  return -1;
-}
-__attribute__((weak)) const char *cg_ptx_features(const char *arch) {
-  return arch && !strncmp(arch, "sm_", 3) ? "+ptx80" : NULL;
-}
-
 tlc_compile_status tlc_compile(const char *path, const char *source,
                                const tlc_compile_options *opt_in,
                                tlc_compile_result *res) {
   double t0 = now_ms();
   memset(res, 0, sizeof *res);
-  tlc_compile_options opt;
-  tlc_compile_options_init(&opt);
-  if (opt_in) opt = *opt_in;
-  if (!opt.arch) opt.arch = "sm_90a";
-  if (opt.num_warps <= 0) opt.num_warps = 4;
-  if (opt.num_stages <= 0) opt.num_stages = 3;
+  tlc_compile_options opt = options_resolve(opt_in);
   if (!path) path = "<string>";
 
   DiagEngine diag;
@@ -161,7 +180,15 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
   StrBuf internal, dump;
   sb_init(&internal);
   sb_init(&dump);
-  int prc = parse_module(path, source, &diag, &mod);
+  char problem[160];
+  int prc = 0;
+  if (options_problem(&opt, problem, sizeof problem)) {
+    diag_plain(&diag, "%s", problem);
+    memset(&mod, 0, sizeof mod);
+    prc = -1;
+  } else {
+    prc = parse_module(path, source, &diag, &mod);
+  }
   if (prc != 0) {
     st = TLC_COMPILE_ERROR;
   } else if (opt.emit == TLC_EMIT_AST) {
@@ -204,19 +231,9 @@ void tlc_compile_result_free(tlc_compile_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-static const char *const param_names[] = {
-    "ptr", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-    "fp16", "bf16", "fp32", "fp64"};
-static const size_t param_sizes[] = {8, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
-
-const char *tlc_param_kind_name(tlc_param_kind k) {
-  return (unsigned)k < sizeof param_names / sizeof *param_names ? param_names[k] : "?";
-}
-size_t tlc_param_kind_size(tlc_param_kind k) {
-  return (unsigned)k < sizeof param_sizes / sizeof *param_sizes ? param_sizes[k] : 0;
-}
-
-uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *opt) {
+uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *opt_in) {
+  tlc_compile_options o = options_resolve(opt_in);
+  const tlc_compile_options *opt = &o;
   uint64_t h = hash_bytes(TLC_VERSION_STRING, strlen(TLC_VERSION_STRING), 0);
   h = hash_bytes(source, strlen(source), h);
 #define MIX_STR(s) h = hash_bytes((s) ? (s) : "\x01", (s) ? strlen(s) + 1 : 1, h)
@@ -255,7 +272,9 @@ tlc_compile_status tlc_autotune_info(const char *path, const char *source, const
     st = TLC_COMPILE_ERROR;
     ast_free(&mod);
   } else {
-    SpecRequest req = {.kernel = kernel, .arch = arch, .capability = capability_of(arch)};
+    if (!arch) arch = tlc_defaults.arch;
+    SpecRequest req = {.kernel = kernel, .arch = arch, .capability = capability_of(arch),
+                       .num_warps = tlc_defaults.num_warps, .num_stages = tlc_defaults.num_stages};
     SpecTune t;
     if (!spec_autotune(&mod, &req, &arena, &diag, &t)) {
       st = TLC_COMPILE_ERROR;

@@ -19,15 +19,16 @@ SVal *b_config(Spec *s, SVal **v, CallArgs *a) {
       spec_error(s, bi_argloc(a, 0), "triton.Config keys must be parameter names (strings)");
       return s->poison;
     }
-  int64_t nw = 4, ns = 3;
+  int64_t nw = 4, ns = 3; /* triton.Config's own defaults */
   if (v[1] && v[1]->kind != SV_NONE && !sv_const_int(s, v[1], bi_argloc(a, 1), "num_warps", &nw)) return s->poison;
   if (v[2] && v[2]->kind != SV_NONE && !sv_const_int(s, v[2], bi_argloc(a, 2), "num_stages", &ns)) return s->poison;
-  if (nw < 1 || nw > 32 || (nw & (nw - 1))) {
-    spec_error(s, bi_argloc(a, 1), "num_warps must be a power of two from 1 to 32, not %lld", (long long)nw);
+  if (nw < 1 || nw > SPEC_MAX_WARPS || (nw & (nw - 1))) {
+    spec_error(s, bi_argloc(a, 1), "num_warps must be a power of two from 1 to %d, not %lld", SPEC_MAX_WARPS,
+               (long long)nw);
     return s->poison;
   }
-  if (ns < 1 || ns > 16) {
-    spec_error(s, bi_argloc(a, 2), "num_stages must be from 1 to 16, not %lld", (long long)ns);
+  if (ns < 1 || ns > SPEC_MAX_STAGES) {
+    spec_error(s, bi_argloc(a, 2), "num_stages must be from 1 to %d, not %lld", SPEC_MAX_STAGES, (long long)ns);
     return s->poison;
   }
   SVal *c = sv_new(s, SV_CONFIG);

@@ -13,6 +13,10 @@
 #include "frontend/frontend.h"
 #include "ir/ir.h"
 
+/* The limits of the launch options wherever they are given: the compile
+ * API (tlc_compile_options_check), triton.Config and tl.range. */
+enum { SPEC_MAX_WARPS = 32, SPEC_MAX_STAGES = 16 };
+
 typedef struct SpecConstexpr {
   const char *name;
   const char *value;  /* Python-literal text */
@@ -23,8 +27,8 @@ typedef struct SpecRequest {
   const char *signature;    /* Triton AOT form; NULL = none */
   const SpecConstexpr *constexprs;
   int nconstexprs;
-  int num_warps, num_stages;
-  const char *arch;
+  int num_warps, num_stages; /* resolved by the driver: no defaults here */
+  const char *arch;         /* "sm_90a"; never NULL */
   int capability;           /* 90 for sm_90a */
 } SpecRequest;
 

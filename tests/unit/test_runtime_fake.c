@@ -480,10 +480,10 @@ static void test_jit(void) {
 
   tlc_kernel_options warps = {.num_warps = 6};
   EXPECT(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", "*fp32", &warps, &k),
-         TLC_ERR_INVALID, "num_warps 6: expected a power of two from 1 to 32");
+         TLC_ERR_INVALID, "num_warps must be a power of two from 1 to 32, not 6");
   warps.num_warps = 64;
   EXPECT(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", "*fp32", &warps, &k),
-         TLC_ERR_INVALID, "num_warps 64");
+         TLC_ERR_INVALID, "num_warps must be a power of two from 1 to 32, not 64");
 
   /* Seed the disk cache for a request, then ask for it: no compile. */
   const char *ce[] = {"BLOCK=1024"};
