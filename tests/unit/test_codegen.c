@@ -13,20 +13,10 @@
 #include <unistd.h>
 
 #include "codegen/codegen.h"
+#include "tests/unit/test_util.h"
 
-static int failures, checks, gpu_runs;
+static int gpu_runs;
 static bool verbose, have_ptxas, use_gpu;
-
-#define CHECK(cond, ...)                                          \
-  do {                                                            \
-    checks++;                                                     \
-    if (!(cond)) {                                                \
-      failures++;                                                 \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);      \
-      printf(__VA_ARGS__);                                        \
-      printf("\n");                                               \
-    }                                                             \
-  } while (0)
 
 /* ---- building IR ------------------------------------------------------------ */
 
