@@ -105,10 +105,39 @@ static tlc_param_kind param_kind(const Type *t) {
   }
 }
 
-/* Specialize, run the passes, generate code; fills res on success. */
+/* What a failed stage left in diag: an internal error if one was reported
+ * (or nothing at all, which is itself a bug), else the user's error. */
+static tlc_compile_status failed_status(DiagEngine *diag, const char *stage) {
+  if (diag->nerrors == 0)
+    diag_internal(diag, (Loc){0}, NULL, "%s failed without a diagnostic", stage);
+  return diag->ninternal ? TLC_COMPILE_INTERNAL : TLC_COMPILE_ERROR;
+}
+
+static char *print_module(const IrModule *m) {
+  StrBuf sb;
+  sb_init(&sb);
+  ir_print_module(&sb, m);
+  return sb_take(&sb);
+}
+
+/* The launch facts of the compiled kernel, for the result. */
+static void describe_kernel(const IrModule *m, const CgResult *cr, tlc_compile_result *res) {
+  res->kernel_symbol = xstrdup(m->func->name);
+  res->num_warps = m->num_warps;
+  res->shared_bytes = cr->shared_bytes;
+  res->nparams = m->func->nargs;
+  res->params = xcalloc((size_t)m->func->nargs + 1, sizeof *res->params);
+  for (int i = 0; i < m->func->nargs; i++) {
+    res->params[i].name = xstrdup(m->func->args[i].name);
+    res->params[i].kind = param_kind(m->func->args[i].value->type);
+  }
+}
+
+/* Specialize, run the passes, generate code; fills res on success.  Every
+ * failure has been reported to diag by the stage that failed. */
 static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_options *opt,
-                                       Arena *arena, DiagEngine *diag, StrBuf *internal,
-                                       StrBuf *dump, tlc_compile_result *res) {
+                                       Arena *arena, DiagEngine *diag, StrBuf *dump,
+                                       tlc_compile_result *res) {
   SpecConstexpr *cdefs = xcalloc((size_t)opt->nconstexprs + 1, sizeof *cdefs);
   for (int i = 0; i < opt->nconstexprs; i++)
     cdefs[i] = (SpecConstexpr){opt->constexprs[i].name, opt->constexprs[i].value};
@@ -116,48 +145,28 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
                      opt->num_stages, opt->arch, capability_of(opt->arch)};
   IrModule *m = spec_kernel(mod, &req, arena, diag);
   free(cdefs);
-  if (!m) return TLC_COMPILE_ERROR;
-  if (ir_verify(m, false, internal)) {
-    sb_puts(internal, "(after specialization)\n");
-    return TLC_COMPILE_INTERNAL;
-  }
-  StrBuf sb;
-  sb_init(&sb);
+  if (!m) return failed_status(diag, "specialization");
+  if (ir_verify_report(m, false, diag, "after specialization")) return TLC_COMPILE_INTERNAL;
   if (opt->emit == TLC_EMIT_TIR_SPEC) {
-    ir_print_module(&sb, m);
-    res->text = sb_take(&sb);
+    res->text = print_module(m);
     return TLC_COMPILE_OK;
   }
-  PassOptions po = {opt->verify_each, opt->dump_after, dump, internal};
-  if (pass_run_pipeline(m, &po) != 0) return TLC_COMPILE_INTERNAL;
+  PassOptions po = {opt->verify_each, opt->dump_after, dump, diag};
+  if (pass_run_pipeline(m, &po) != 0) return failed_status(diag, "the pass pipeline");
   if (opt->emit == TLC_EMIT_TIR) {
-    ir_print_module(&sb, m);
-    res->text = sb_take(&sb);
+    res->text = print_module(m);
     return TLC_COMPILE_OK;
   }
-  CgOptions co = {opt->arch, opt->opt_level,
-                  opt->emit == TLC_EMIT_LLVM, opt->emit == TLC_EMIT_PTX};
+  CgOptions co = {opt->arch, opt->opt_level, opt->emit == TLC_EMIT_LLVM, opt->emit == TLC_EMIT_PTX};
   CgResult cr = {0};
-  int crc = cg_compile(m, &co, &cr, internal);
-  if (crc == -2) diag_error(diag, cr.user_loc, "%s", cr.user_error);
-  free(cr.user_error);
-  if (crc != 0) {
+  if (cg_compile(m, &co, &cr, diag) != 0) {
     free(cr.llvm_ir);
     free(cr.ptx);
-    return crc == -2 ? TLC_COMPILE_ERROR : TLC_COMPILE_INTERNAL;
+    return failed_status(diag, "code generation");
   }
   res->text = opt->emit == TLC_EMIT_LLVM ? cr.llvm_ir : cr.ptx;
-  if (opt->emit == TLC_EMIT_LLVM) free(cr.ptx);
-  else free(cr.llvm_ir);
-  res->kernel_symbol = xstrdup(m->func->name);
-  res->num_warps = m->num_warps;
-  res->shared_bytes = cr.shared_bytes;
-  res->nparams = m->func->nargs;
-  res->params = xcalloc((size_t)m->func->nargs + 1, sizeof *res->params);
-  for (int i = 0; i < m->func->nargs; i++) {
-    res->params[i].name = xstrdup(m->func->args[i].name);
-    res->params[i].kind = param_kind(m->func->args[i].value->type);
-  }
+  free(opt->emit == TLC_EMIT_LLVM ? cr.ptx : cr.llvm_ir);
+  describe_kernel(m, &cr, res);
   return TLC_COMPILE_OK;
 }
 
@@ -171,25 +180,21 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
 
   DiagEngine diag;
   diag_init(&diag);
+  diag.color = opt.color;
   diag_add_source(&diag, path, source);
   tlc_compile_status st = TLC_COMPILE_OK;
 
   Module mod;
+  memset(&mod, 0, sizeof mod);
   Arena arena;
   arena_init(&arena);
-  StrBuf internal, dump;
-  sb_init(&internal);
+  StrBuf dump;
   sb_init(&dump);
   char problem[160];
-  int prc = 0;
   if (options_problem(&opt, problem, sizeof problem)) {
     diag_plain(&diag, "%s", problem);
-    memset(&mod, 0, sizeof mod);
-    prc = -1;
-  } else {
-    prc = parse_module(path, source, &diag, &mod);
-  }
-  if (prc != 0) {
+    st = TLC_COMPILE_ERROR;
+  } else if (parse_module(path, source, &diag, &mod) != 0) {
     st = TLC_COMPILE_ERROR;
   } else if (opt.emit == TLC_EMIT_AST) {
     StrBuf sb;
@@ -197,15 +202,12 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
     ast_dump_module(&sb, &mod);
     res->text = sb_take(&sb);
   } else {
-    st = run_pipeline(&mod, &opt, &arena, &diag, &internal, &dump, res);
+    st = run_pipeline(&mod, &opt, &arena, &diag, &dump, res);
   }
-  if (internal.len) {
-    sb_puts(&diag.out, "tlc: internal compiler error (please report it with this file):\n");
-    sb_putn(&diag.out, internal.data, internal.len);
-    st = TLC_COMPILE_INTERNAL;
-  }
+  if (diag.ninternal)
+    diag_note(&diag, (Loc){0}, "this is a bug in tlc %s, not in the kernel; please report it with "
+              "the .tile file and the command line", TLC_VERSION_STRING);
   if (dump.len) res->dump = sb_take(&dump);
-  sb_free(&internal);
   sb_free(&dump);
   ast_free(&mod);
   arena_free(&arena);

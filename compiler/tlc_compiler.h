@@ -47,6 +47,8 @@ typedef struct tlc_compile_options {
   const char *dump_after;   /* pass name: append the IR after that pass to result.dump */
   bool verify_each;         /* run the IR verifier after every pass */
   int opt_level;            /* LLVM optimisation level 0..3; -1 = the default */
+  bool color;               /* diagnostics with ANSI colors, as GCC and clang print them on
+                               a terminal (not part of the fingerprint) */
 } tlc_compile_options;
 
 typedef struct tlc_param_info {

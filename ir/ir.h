@@ -6,6 +6,7 @@
  *   ir.c       ops, blocks, values, the builder, use lists and rewriting
  *   printer.c  the stable text form (`tlc compile --emit tir`)
  *   verifier.c structural and type checks (after every pass with --verify-each)
+ *   report.c   internal errors about ops through the diagnostics engine
  *
  * Model.  A kernel is one IrFunc whose body is a Block: a doubly linked list
  * of Ops.  Control flow is structured: FOR / IF / WHILE own Blocks (regions)
@@ -436,5 +437,17 @@ const char *ir_rmw_name(RmwKind k);
  * with its op.  Reports problems as errors (internal: "IR verifier: ...")
  * into `out`; returns the number found. */
 int ir_verify(const IrModule *m, bool layouts, StrBuf *out);
+
+/* ======================= report.c ======================================== */
+
+/* An internal compiler error about `op` (NULL: none) through the
+ * diagnostics engine: at the op's source position, the op as a note. */
+void ir_internal_error(DiagEngine *d, const Op *op, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void ir_vinternal_error(DiagEngine *d, const Op *op, const char *fmt, va_list ap);
+/* ir_verify, its findings reported as one internal error ("the IR is
+ * invalid <when>", the verifier's report as the note).  Returns the number
+ * of problems. */
+int ir_verify_report(const IrModule *m, bool layouts, DiagEngine *d, const char *when);
 
 #endif

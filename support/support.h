@@ -114,6 +114,8 @@ typedef struct SourceText {
 typedef struct DiagEngine {
   StrBuf out;              /* everything reported so far */
   int nerrors, nwarnings;
+  int ninternal;           /* of the errors, internal compiler errors (bugs in tlc) */
+  bool color;              /* ANSI colors and bold, as GCC and clang use on a terminal */
   int max_errors;          /* stop recording after this many (default 20) */
   /* An error identical to one already reported (same place, same words: an
    * unrolled loop repeating a mistake) is not shown again, nor its notes;
@@ -138,6 +140,15 @@ void diag_warning(DiagEngine *d, Loc loc, const char *fmt, ...)
 void diag_note(DiagEngine *d, Loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void diag_verror(DiagEngine *d, const char *kind, Loc loc, const char *fmt, va_list ap);
+
+/* An internal compiler error — a bug in tlc, not in the kernel — about the
+ * code at `loc` (an op's location; {0} when none): "file:line:col:
+ * internal compiler error: ...", the source line and caret like any error,
+ * then `detail` (the op being compiled, a verifier report; NULL = none) as
+ * a note.  Counted in nerrors and ninternal. */
+void diag_internal(DiagEngine *d, Loc loc, const char *detail, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_vinternal(DiagEngine *d, Loc loc, const char *detail, const char *fmt, va_list ap);
 
 /* An error with no location (driver-level: bad option, unreadable file). */
 void diag_plain(DiagEngine *d, const char *fmt, ...)

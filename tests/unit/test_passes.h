@@ -151,12 +151,12 @@ static inline int verify(T *t, bool layouts) {
 
 /* Run the whole pipeline with --verify-each; returns its status. */
 static inline int pipeline(T *t) {
-  StrBuf err;
-  sb_init(&err);
-  PassOptions po = {.verify_each = true, .errors = &err};
+  DiagEngine err;
+  diag_init(&err);
+  PassOptions po = {.verify_each = true, .diag = &err};
   int rc = pass_run_pipeline(t->m, &po);
-  if (rc) printf("pipeline errors:\n%s", err.data ? err.data : "");
-  sb_free(&err);
+  if (rc) printf("pipeline errors:\n%s", err.out.data ? err.out.data : "");
+  diag_free(&err);
   return rc;
 }
 

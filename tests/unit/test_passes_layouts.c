@@ -458,28 +458,31 @@ static void test_pipeline_options(void) {
   T t;
   t_init(&t, "pipeline_dump_after", 4);
   build_vector_add(&t, 16, 16, true);
-  StrBuf dump, err;
-  sb_init(&dump), sb_init(&err);
-  PassOptions po = {.verify_each = true, .dump_after = "canonicalize", .dump = &dump, .errors = &err};
+  StrBuf dump;
+  sb_init(&dump);
+  DiagEngine err;
+  diag_init(&err);
+  PassOptions po = {.verify_each = true, .dump_after = "canonicalize", .dump = &dump, .diag = &err};
   CHECK(pass_run_pipeline(t.m, &po) == 0);
   const char *hdr = "// -----// IR after canonicalize //----- //\n";
   const char *first = dump.data ? strstr(dump.data, hdr) : NULL;
   CHECK(first && strstr(first + 1, hdr)); /* canonicalize runs twice */
   CHECK(first && strstr(first, "#blocked0")); /* the second dump has layouts */
-  CHECK(err.len == 0);
+  CHECK(err.nerrors == 0);
   CHECK(pass_exists("coalesce") && pass_exists("assign-layouts") && !pass_exists("nope"));
-  sb_free(&dump), sb_free(&err);
+  sb_free(&dump);
+  diag_free(&err);
   t_free(&t);
 
   /* --verify-each names the pass that broke the IR: a module without a
    * return fails right after the first pass */
   t_init(&t, "pipeline_verify_each", 4);
   cint(&t, DT_I32, 1);
-  sb_init(&err);
-  PassOptions po2 = {.verify_each = true, .errors = &err};
+  diag_init(&err);
+  PassOptions po2 = {.verify_each = true, .diag = &err};
   CHECK(pass_run_pipeline(t.m, &po2) != 0);
-  CHECK(err.data && strstr(err.data, "after pass 'canonicalize'"));
-  sb_free(&err);
+  CHECK(err.ninternal == 1 && err.out.data && strstr(err.out.data, "after pass 'canonicalize'"));
+  diag_free(&err);
   t_free(&t);
 }
 
