@@ -161,6 +161,7 @@ static bool finish(CgCtx *cg, CgResult *out) {
   }
   LLVMDisposeMessage(msg);
 
+  double t0 = clock_ms();
   int lvl = cg->opt->opt_level;
   if (lvl < 0 || lvl > 3) lvl = 3;
   char pipeline[32];
@@ -175,6 +176,7 @@ static bool finish(CgCtx *cg, CgResult *out) {
     LLVMDisposeErrorMessage(em);
     return false;
   }
+  out->opt_ms = clock_ms() - t0;
 
   if (cg->opt->want_llvm) {
     char *ir = LLVMPrintModuleToString(cg->mod);
@@ -182,6 +184,7 @@ static bool finish(CgCtx *cg, CgResult *out) {
     LLVMDisposeMessage(ir);
   }
   if (cg->opt->want_ptx) {
+    double t1 = clock_ms();
     LLVMMemoryBufferRef buf = NULL;
     if (LLVMTargetMachineEmitToMemoryBuffer(cg->tm, cg->mod, LLVMAssemblyFile, &msg, &buf)) {
       cg_error(cg, NULL, "NVPTX emission: %s", msg ? msg : "?");
@@ -195,6 +198,7 @@ static bool finish(CgCtx *cg, CgResult *out) {
     ptx[len] = 0;
     out->ptx = ptx;
     LLVMDisposeMemoryBuffer(buf);
+    out->emit_ms = clock_ms() - t1;
   }
   return true;
 }
@@ -224,6 +228,7 @@ static void release_annotations(CgCtx *cg) {
 
 int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, DiagEngine *diag) {
   memset(out, 0, sizeof *out);
+  double t0 = clock_ms();
   CgCtx cg;
   memset(&cg, 0, sizeof cg);
   cg.m = m;
@@ -262,6 +267,7 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, DiagEngine *dia
                   "the kernel needs %d bytes of shared memory per program (%d for dot operands, the "
                   "rest for layout conversions and reductions) but %s allows at most %lld; use "
                   "smaller blocks", cg.smem_bytes, m->smem_buffers_end, arch, (long long)limit);
+  out->lower_ms = clock_ms() - t0;
   if (ok) ok = !cg.failed && !cg.user_failed && finish(&cg, out); /* no LLVM passes for a kernel refused */
   out->shared_bytes = cg.smem_bytes;
   m->shared_bytes = cg.smem_bytes;

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "codegen/codegen.h"
 #include "frontend/frontend.h"
@@ -74,12 +73,6 @@ int tlc_compile_options_check(const tlc_compile_options *opt, char *msg, size_t 
   return rc;
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int capability_of(const char *arch) {
   int cap = 0;
   if (arch && !strncmp(arch, "sm_", 3)) cap = atoi(arch + 3);
@@ -138,6 +131,7 @@ static void describe_kernel(const IrModule *m, const CgResult *cr, tlc_compile_r
 static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_options *opt,
                                        Arena *arena, DiagEngine *diag, StrBuf *dump,
                                        tlc_compile_result *res) {
+  double t = clock_ms();
   SpecConstexpr *cdefs = xcalloc((size_t)opt->nconstexprs + 1, sizeof *cdefs);
   for (int i = 0; i < opt->nconstexprs; i++)
     cdefs[i] = (SpecConstexpr){opt->constexprs[i].name, opt->constexprs[i].value};
@@ -145,21 +139,29 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
                      opt->num_stages, opt->arch, capability_of(opt->arch)};
   IrModule *m = spec_kernel(mod, &req, arena, diag);
   free(cdefs);
+  res->stage_ms[TLC_STAGE_FRONTEND] += clock_ms() - t;
   if (!m) return failed_status(diag, "specialization");
-  if (ir_verify_report(m, false, diag, "after specialization")) return TLC_COMPILE_INTERNAL;
+  if (ir_verify_report(m, false, diag, true, "after specialization")) return TLC_COMPILE_INTERNAL;
   if (opt->emit == TLC_EMIT_TIR_SPEC) {
     res->text = print_module(m);
     return TLC_COMPILE_OK;
   }
   PassOptions po = {opt->verify_each, opt->dump_after, dump, diag};
-  if (pass_run_pipeline(m, &po) != 0) return failed_status(diag, "the pass pipeline");
+  t = clock_ms();
+  int prc = pass_run_pipeline(m, &po);
+  res->stage_ms[TLC_STAGE_PASSES] = clock_ms() - t;
+  if (prc != 0) return failed_status(diag, "the pass pipeline");
   if (opt->emit == TLC_EMIT_TIR) {
     res->text = print_module(m);
     return TLC_COMPILE_OK;
   }
   CgOptions co = {opt->arch, opt->opt_level, opt->emit == TLC_EMIT_LLVM, opt->emit == TLC_EMIT_PTX};
   CgResult cr = {0};
-  if (cg_compile(m, &co, &cr, diag) != 0) {
+  int crc = cg_compile(m, &co, &cr, diag);
+  res->stage_ms[TLC_STAGE_LLVM_IR] = cr.lower_ms;
+  res->stage_ms[TLC_STAGE_OPTIMIZE] = cr.opt_ms;
+  res->stage_ms[TLC_STAGE_PTX] = cr.emit_ms;
+  if (crc != 0) {
     free(cr.llvm_ir);
     free(cr.ptx);
     return failed_status(diag, "code generation");
@@ -173,7 +175,7 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
 tlc_compile_status tlc_compile(const char *path, const char *source,
                                const tlc_compile_options *opt_in,
                                tlc_compile_result *res) {
-  double t0 = now_ms();
+  double t0 = clock_ms();
   memset(res, 0, sizeof *res);
   tlc_compile_options opt = options_resolve(opt_in);
   if (!path) path = "<string>";
@@ -195,6 +197,7 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
     diag_plain(&diag, "%s", problem);
     st = TLC_COMPILE_ERROR;
   } else if (parse_module(path, source, &diag, &mod) != 0) {
+    res->stage_ms[TLC_STAGE_FRONTEND] = clock_ms() - t0;
     st = TLC_COMPILE_ERROR;
   } else if (opt.emit == TLC_EMIT_AST) {
     StrBuf sb;
@@ -202,6 +205,7 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
     ast_dump_module(&sb, &mod);
     res->text = sb_take(&sb);
   } else {
+    res->stage_ms[TLC_STAGE_FRONTEND] = clock_ms() - t0;
     st = run_pipeline(&mod, &opt, &arena, &diag, &dump, res);
   }
   if (diag.ninternal)
@@ -218,8 +222,21 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
 
   res->diagnostics = sb_take(&diag.out);
   diag_free(&diag);
-  res->compile_ms = now_ms() - t0;
+  res->compile_ms = clock_ms() - t0;
   return st;
+}
+
+const char *tlc_stage_name(tlc_stage s) {
+  static const char *const names[TLC_STAGE__COUNT] = {"front end", "passes", "LLVM IR", "optimisation",
+                                                      "PTX"};
+  return (unsigned)s < TLC_STAGE__COUNT ? names[s] : "?";
+}
+
+int tlc_pass_info(int i, const char **name, const char **summary) {
+  if (i < 0 || i >= pass_count) return -1;
+  if (name) *name = pass_table[i].name;
+  if (summary) *summary = pass_table[i].summary;
+  return 0;
 }
 
 void tlc_compile_result_free(tlc_compile_result *r) {

@@ -56,6 +56,19 @@ typedef struct tlc_param_info {
   tlc_param_kind kind;
 } tlc_param_info;
 
+/* The stages `tlc --time` reports, in pipeline order. */
+typedef enum tlc_stage {
+  TLC_STAGE_FRONTEND,       /* parsing and specialization (or reading tile IR) */
+  TLC_STAGE_PASSES,         /* the tile-IR passes */
+  TLC_STAGE_LLVM_IR,        /* lowering to LLVM IR */
+  TLC_STAGE_OPTIMIZE,       /* LLVM's O-pipeline */
+  TLC_STAGE_PTX,            /* NVPTX emission */
+  TLC_STAGE__COUNT
+} tlc_stage;
+
+/* "front end", "passes", "LLVM IR", "optimisation", "PTX". */
+const char *tlc_stage_name(tlc_stage s);
+
 typedef struct tlc_compile_result {
   char *text;               /* the requested artifact, NUL-terminated; NULL on error */
   char *diagnostics;        /* all errors/warnings/notes, formatted; "" when none */
@@ -66,6 +79,7 @@ typedef struct tlc_compile_result {
   int nparams;              /* runtime parameters, in launch order */
   tlc_param_info *params;
   double compile_ms;        /* wall time of the whole compilation */
+  double stage_ms[TLC_STAGE__COUNT]; /* wall time of each stage (0: did not run) */
 } tlc_compile_result;
 
 typedef enum tlc_compile_status {
@@ -92,6 +106,19 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
                                tlc_compile_result *result);
 
 void tlc_compile_result_free(tlc_compile_result *result);
+
+/* ---- passes on tile IR (tlc opt) ---------------------------------------------
+ * Read tile IR as `--emit tir` prints it (`path` names it in messages), check
+ * it with the IR verifier, run the passes named in `passes` in order
+ * ("coalesce,canonicalize"; NULL or "" = none) with the IR verified after
+ * each, and print the module into result->text.  From opt: dump_after and
+ * color.  Errors in the text are located diagnostics, as for tlc_compile. */
+tlc_compile_status tlc_opt_ir(const char *path, const char *text, const char *passes,
+                              const tlc_compile_options *opt, tlc_compile_result *result);
+
+/* Pass i of the pass table (0, 1, ...): its name and a one-line summary;
+ * -1 past the last. */
+int tlc_pass_info(int i, const char **name, const char **summary);
 
 /* ---- autotuning -------------------------------------------------------------
  * What a kernel's @triton.autotune(configs=[triton.Config(...)], key=[...])

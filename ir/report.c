@@ -28,13 +28,20 @@ void ir_internal_error(DiagEngine *d, const Op *op, const char *fmt, ...) {
   va_end(ap);
 }
 
-int ir_verify_report(const IrModule *m, bool layouts, DiagEngine *d, const char *when) {
+int ir_verify_report(const IrModule *m, bool layouts, DiagEngine *d, bool internal, const char *when) {
   StrBuf found;
   sb_init(&found);
   int n = ir_verify(m, layouts, &found);
   if (n) {
     Loc at = m->func ? m->func->loc : (Loc){0};
-    diag_internal(d, at, found.data, "the IR is invalid %s (%d problem%s)", when, n, n == 1 ? "" : "s");
+    const char *fmt = "the IR is invalid %s (%d problem%s)";
+    if (internal) {
+      diag_internal(d, at, found.data, fmt, when, n, n == 1 ? "" : "s");
+    } else {
+      diag_error(d, at, fmt, when, n, n == 1 ? "" : "s");
+      diag_note(d, (Loc){0}, "%.*s", (int)(found.len && found.data[found.len - 1] == '\n' ? found.len - 1 : found.len),
+                found.data);
+    }
   }
   sb_free(&found);
   return n;

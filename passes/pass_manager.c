@@ -76,7 +76,7 @@ static void run_pass(Runner *r, const PassInfo *p) {
   if (p->fn == pass_assign_layouts) r->layouts = true;
   char when[96];
   snprintf(when, sizeof when, "after pass '%s'", p->name);
-  if (r->opt->verify_each && ir_verify_report(r->m, r->layouts, d, when)) r->failed = true;
+  if (r->opt->verify_each && ir_verify_report(r->m, r->layouts, d, true, when)) r->failed = true;
   if (r->opt->dump && r->opt->dump_after && !strcmp(r->opt->dump_after, p->name)) {
     sb_printf(r->opt->dump, "// -----// IR after %s //----- //\n", p->name);
     ir_print_module(r->opt->dump, r->m);
@@ -102,27 +102,32 @@ int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
   run(&r, "canonicalize");   /* CSE again now that layouts are in types */
   run(&r, "allocate-shared"); /* offsets of the shared-memory buffers */
   if (!r.failed && !opt->verify_each &&
-      ir_verify_report(m, true, opt->diag, "at the end of the passes (their output contract)"))
+      ir_verify_report(m, true, opt->diag, true, "at the end of the passes (their output contract)"))
     r.failed = true;
   return r.failed ? -1 : 0;
 }
 
-/* Does any tensor of the function have a layout (IR read back after
+/* Does every tensor of the function have a layout (IR read back after
  * assign-layouts)?  Then the verifier checks layouts from the start. */
-static void note_layout(Op *op, void *ud) {
+static void check_layouts(Op *op, void *ud) {
+  bool *all = ud;
   for (int i = 0; i < op->nresults; i++)
-    if (op->results[i]->type->rank && op->results[i]->type->layout) *(bool *)ud = true;
+    if (op->results[i]->type->rank && !op->results[i]->type->layout) *all = false;
+  for (int r = 0; r < op->nregions; r++)
+    for (int i = 0; i < op->regions[r]->nargs; i++)
+      if (op->regions[r]->args[i]->type->rank && !op->regions[r]->args[i]->type->layout) *all = false;
 }
 
 int pass_run_list(IrModule *m, const char *names, const PassOptions *opt) {
-  Runner r = {m, opt, false, false, false};
+  Runner r = {m, opt, true, false, false};
   if (!m->func) return 0;
-  ir_walk(m->func->body, note_layout, &r.layouts);
+  ir_walk(m->func->body, check_layouts, &r.layouts);
+  if (ir_verify_report(m, r.layouts, opt->diag, false, "as given")) return -1;
   for (const char *p = names; p && *p && !r.failed;) {
     size_t len = strcspn(p, ",");
     const PassInfo *info = find_pass(p, len);
     if (!info) {
-      diag_plain(opt->diag, "no pass named '%.*s' (see tlc opt --help)", (int)len, p);
+      diag_plain(opt->diag, "no pass named '%.*s' (tlc opt --help lists them)", (int)len, p);
       return -1;
     }
     run_pass(&r, info);

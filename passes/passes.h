@@ -47,7 +47,9 @@ extern const int pass_count;
 /* Run the default pipeline.  Returns 0, or -1 after reporting to opt->diag. */
 int pass_run_pipeline(IrModule *m, const PassOptions *opt);
 /* Run the passes named in `names` ("coalesce,canonicalize"), in order, as
- * `tlc opt --pass` does.  An unknown name is an error. */
+ * `tlc opt --pass` does: the IR as given is verified first (with layouts
+ * when every tensor has one; a problem is the user's error), then after
+ * each pass as with verify_each.  An unknown name is an error. */
 int pass_run_list(IrModule *m, const char *names, const PassOptions *opt);
 /* From inside a pass (PassFn has no DiagEngine): report through the run in
  * progress on m — a located user error (a limit of the target the kernel

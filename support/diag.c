@@ -98,7 +98,6 @@ static void show_source(DiagEngine *d, Loc loc) {
   sb_putn(&d->out, line, len);
   sb_putc(&d->out, '\n');
   sb_printf(&d->out, " %*s | ", w, "");
-  if (d->color) sb_puts(&d->out, COLOR_CARET);
   /* Columns are bytes; the caret line gets one column per code point (UTF-8
    * continuation bytes take none) and copies tabs. */
   size_t i = 0;
@@ -108,6 +107,7 @@ static void show_source(DiagEngine *d, Loc loc) {
     if (c == '\t') sb_putc(&d->out, '\t');
     else sb_puts(&d->out, cp_width((const unsigned char *)line + i, len - i) == 2 ? "  " : " ");
   }
+  if (d->color) sb_puts(&d->out, COLOR_CARET);
   sb_puts(&d->out, i < len && cp_width((const unsigned char *)line + i, len - i) == 2 ? "^~" : "^");
   int end = (loc.end_line == loc.line && loc.end_col > loc.col + 1) ? loc.end_col : loc.col + 1;
   /* skip the rest of the character under the caret */

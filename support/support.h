@@ -96,6 +96,11 @@ char *read_file(const char *path, size_t *len_out, const char **err);
 /* 64-bit FNV-1a, for cache keys and interning. */
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
 
+/* ---- clock.c ------------------------------------------------------------- */
+
+/* Milliseconds on a monotonic clock (differences only). */
+double clock_ms(void);
+
 /* ---- diag.c: located diagnostics ----------------------------------------
  * "file:line:col: error: message", the source line, and a caret under the
  * offending span, as C compilers print them.  One DiagEngine collects the

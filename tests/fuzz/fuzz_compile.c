@@ -9,7 +9,8 @@
  * Options.  Where the input holds a line `#fuzz: OPTIONS` or a lit line
  * `RUN: ... %tlc compile %s OPTIONS`, the first such line gives tlc's own
  * command-line options (--kernel, --signature, --constexpr/-C, --num-warps,
- * --arch, -O, --emit), so the seeds taken from tests/lit keep the signature
+ * --arch, -O, --emit; the value after '=' or attached as getopt takes it),
+ * so the seeds taken from tests/lit keep the signature
  * their RUN line gives and mutations of that line fuzz the signature parser.
  * Without a signature the harness derives one from the kernel's parameters
  * (a pointer for names with "ptr", a power of two for tl.constexpr, i32
@@ -98,16 +99,36 @@ static void add_constexpr(FuzzOptions *o, const char *nv) {
   o->nconstexprs++;
 }
 
+/* The value given in the word itself, as getopt_long takes it
+ * (--signature=SIG, -O2, -CBLOCK=64): split off into v; false when none. */
+static bool attached_value(char *w, char *v, size_t cap) {
+  char *eq = strchr(w, '=');
+  if (w[0] == '-' && w[1] == '-' && eq) {
+    copy_str(v, cap, eq + 1);
+    *eq = 0;
+    return true;
+  }
+  if (w[0] == '-' && (w[1] == 'O' || w[1] == 'C') && w[2]) {
+    copy_str(v, cap, w + 2);
+    w[2] = 0;
+    return true;
+  }
+  return false;
+}
+
 static void parse_option_line(FuzzOptions *o, const char *p, const char *end) {
   char w[MAX_ARG], v[MAX_ARG];
   while ((p = next_word(p, end, w, sizeof w))) {
+    bool attached = attached_value(w, v, sizeof v);
     bool takes = !strcmp(w, "--kernel") || !strcmp(w, "--signature") || !strcmp(w, "--constexpr") ||
                  !strcmp(w, "-C") || !strcmp(w, "--num-warps") || !strcmp(w, "--arch") ||
                  !strcmp(w, "-O") || !strcmp(w, "--emit");
     if (!takes) continue;
-    const char *q = next_word(p, end, v, sizeof v);
-    if (!q) return;
-    p = q;
+    if (!attached) {
+      const char *q = next_word(p, end, v, sizeof v);
+      if (!q) return;
+      p = q;
+    }
     if (!strcmp(w, "--kernel")) copy_str(o->kernel, sizeof o->kernel, v), o->has_kernel = true;
     else if (!strcmp(w, "--signature")) copy_str(o->signature, sizeof o->signature, v), o->has_sig = true;
     else if (!strcmp(w, "--constexpr") || !strcmp(w, "-C")) add_constexpr(o, v);
