@@ -5,7 +5,7 @@
  * Owns option defaults, the order of the stages, timing and turning every
  * stage's failure into located diagnostics in the result.  Each stage lives
  * in its own folder; this file only calls their public headers. */
-#include "compiler/tlc_compiler.h"
+#include "compiler/compiler_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +18,10 @@
 #include "passes/passes.h"
 
 /* ---- options: the defaults and the checks, in one place ---------------------
- * Every entry point that takes options (tlc_compile, tlc_autotune_info, the
- * fingerprint) resolves them here first, so a zero field means the same
- * default everywhere and nothing out of range reaches a stage. */
+ * Every entry point that takes options (tlc_compile, tlc_opt_ir,
+ * tlc_autotune_info, the fingerprint) resolves them here first
+ * (compiler_resolve_options), so a zero field means the same default
+ * everywhere and nothing out of range reaches a stage. */
 
 /* The defaults, written once.  Triton's are the same (num_warps=4,
  * num_stages=3). */
@@ -30,9 +31,8 @@ static const tlc_compile_options tlc_defaults = {
 
 void tlc_compile_options_init(tlc_compile_options *opt) { *opt = tlc_defaults; }
 
-/* `in` with its unset fields (NULL arch, zero num_warps / num_stages,
- * negative opt_level) given their defaults; NULL in = all defaults. */
-static tlc_compile_options options_resolve(const tlc_compile_options *in) {
+/* Unset fields: NULL arch, zero num_warps / num_stages, negative opt_level. */
+tlc_compile_options compiler_resolve_options(const tlc_compile_options *in) {
   tlc_compile_options o = in ? *in : tlc_defaults;
   if (!o.arch) o.arch = tlc_defaults.arch;
   if (o.num_warps == 0) o.num_warps = tlc_defaults.num_warps;
@@ -67,13 +67,13 @@ static int options_problem(const tlc_compile_options *o, char *msg, size_t size)
 
 int tlc_compile_options_check(const tlc_compile_options *opt, char *msg, size_t size) {
   char buf[160];
-  tlc_compile_options o = options_resolve(opt);
+  tlc_compile_options o = compiler_resolve_options(opt);
   int rc = options_problem(&o, buf, sizeof buf);
   if (rc && msg && size) snprintf(msg, size, "%s", buf);
   return rc;
 }
 
-static int capability_of(const char *arch) {
+int compiler_capability(const char *arch) {
   int cap = 0;
   if (arch && !strncmp(arch, "sm_", 3)) cap = atoi(arch + 3);
   return cap;
@@ -136,7 +136,7 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
   for (int i = 0; i < opt->nconstexprs; i++)
     cdefs[i] = (SpecConstexpr){opt->constexprs[i].name, opt->constexprs[i].value};
   SpecRequest req = {opt->kernel, opt->signature, cdefs, opt->nconstexprs, opt->num_warps,
-                     opt->num_stages, opt->arch, capability_of(opt->arch)};
+                     opt->num_stages, opt->arch, compiler_capability(opt->arch)};
   IrModule *m = spec_kernel(mod, &req, arena, diag);
   free(cdefs);
   res->stage_ms[TLC_STAGE_FRONTEND] += clock_ms() - t;
@@ -177,7 +177,7 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
                                tlc_compile_result *res) {
   double t0 = clock_ms();
   memset(res, 0, sizeof *res);
-  tlc_compile_options opt = options_resolve(opt_in);
+  tlc_compile_options opt = compiler_resolve_options(opt_in);
   if (!path) path = "<string>";
 
   DiagEngine diag;
@@ -251,7 +251,7 @@ void tlc_compile_result_free(tlc_compile_result *r) {
 }
 
 uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *opt_in) {
-  tlc_compile_options o = options_resolve(opt_in);
+  tlc_compile_options o = compiler_resolve_options(opt_in);
   const tlc_compile_options *opt = &o;
   uint64_t h = hash_bytes(TLC_VERSION_STRING, strlen(TLC_VERSION_STRING), 0);
   h = hash_bytes(source, strlen(source), h);
@@ -292,7 +292,7 @@ tlc_compile_status tlc_autotune_info(const char *path, const char *source, const
     ast_free(&mod);
   } else {
     if (!arch) arch = tlc_defaults.arch;
-    SpecRequest req = {.kernel = kernel, .arch = arch, .capability = capability_of(arch),
+    SpecRequest req = {.kernel = kernel, .arch = arch, .capability = compiler_capability(arch),
                        .num_warps = tlc_defaults.num_warps, .num_stages = tlc_defaults.num_stages};
     SpecTune t;
     if (!spec_autotune(&mod, &req, &arena, &diag, &t)) {

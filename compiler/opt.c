@@ -9,7 +9,7 @@
  * reader's and the printer's, the passes and their checks the pass
  * manager's.  Errors in the text are the user's (located diagnostics), a
  * pass that breaks the IR is an internal error. */
-#include "compiler/tlc_compiler.h"
+#include "compiler/compiler_internal.h"
 
 #include <string.h>
 
@@ -17,14 +17,16 @@
 #include "passes/passes.h"
 
 tlc_compile_status tlc_opt_ir(const char *path, const char *text, const char *passes,
-                              const tlc_compile_options *opt, tlc_compile_result *res) {
+                              const tlc_compile_options *opt_in, tlc_compile_result *res) {
   double t0 = clock_ms();
+  tlc_compile_options o = compiler_resolve_options(opt_in);
+  const tlc_compile_options *opt = &o;
   memset(res, 0, sizeof *res);
   if (!path) path = "<string>";
   if (!text) text = "";
   DiagEngine diag;
   diag_init(&diag);
-  diag.color = opt && opt->color;
+  diag.color = opt->color;
   diag_add_source(&diag, path, text);
   Arena arena;
   arena_init(&arena);
@@ -35,7 +37,11 @@ tlc_compile_status tlc_opt_ir(const char *path, const char *text, const char *pa
   IrModule *m = ir_read_module(path, text, &arena, &diag);
   res->stage_ms[TLC_STAGE_FRONTEND] = clock_ms() - t0;
   if (m) {
-    PassOptions po = {true, opt ? opt->dump_after : NULL, &dump, &diag};
+    /* The text does not say the target: the options do (--arch, --num-stages). */
+    m->arch = opt->arch;
+    m->capability = compiler_capability(opt->arch);
+    m->num_stages = opt->num_stages;
+    PassOptions po = {true, opt->dump_after, &dump, &diag};
     double t = clock_ms();
     int rc = pass_run_list(m, passes, &po);
     res->stage_ms[TLC_STAGE_PASSES] = clock_ms() - t;

@@ -111,8 +111,10 @@ void tlc_compile_result_free(tlc_compile_result *result);
  * Read tile IR as `--emit tir` prints it (`path` names it in messages), check
  * it with the IR verifier, run the passes named in `passes` in order
  * ("coalesce,canonicalize"; NULL or "" = none) with the IR verified after
- * each, and print the module into result->text.  From opt: dump_after and
- * color.  Errors in the text are located diagnostics, as for tlc_compile. */
+ * each, and print the module into result->text.  From opt: dump_after,
+ * color, and arch and num_stages (the module's target, which the text does
+ * not carry).  Errors in the text are located diagnostics, as for
+ * tlc_compile. */
 tlc_compile_status tlc_opt_ir(const char *path, const char *text, const char *passes,
                               const tlc_compile_options *opt, tlc_compile_result *result);
 

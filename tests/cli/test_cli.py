@@ -114,6 +114,12 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("compile", "k.tile", f"--signature={SIG}", "--emit=tir", "-o", "out.tir")
     check(r.returncode == 0 and r.stdout == "" and "func @k" in open(os.path.join(tmp, "out.tir")).read(),
           "-o FILE writes the file, nothing on stdout", r.stderr)
+    # tlc opt: the tile IR of k.tile read back, on stdin or from a file, for a target given on the line
+    r = run("compile", "k.tile", f"--signature={SIG}", "--emit=tir-spec", "-o", "k.tir")
+    r = run("opt", "k.tir", "--pass=canonicalize", "--pass", "coalesce", "--arch=sm_80", "--num-stages=2")
+    check(r.returncode == 0 and "{vec=1}" in r.stdout, "tlc opt --pass twice, --arch, --num-stages", r.stderr)
+    r = run("opt", "-", "--pass=canonicalize,nonesuch", stdin=open(os.path.join(tmp, "k.tir")).read())
+    check(r.returncode == 1 and "no pass named 'nonesuch'" in r.stderr, "tlc opt: an unknown pass", r.stderr)
     # usage errors: exit 2 with a hint
     for args, msg in ((["compile", "k.tile", "--bogus"], "unknown option '--bogus'"),
                       (["compile", "k.tile", "-q"], "unknown option '-q'"),
