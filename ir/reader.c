@@ -704,6 +704,13 @@ static const struct {
     {OP_ATOMIC_RMW, "mask", 2},
 };
 
+/* Only a keyword slot may be absent (a load's mask and other). */
+static bool optional_slot(OpKind k, int slot) {
+  for (size_t i = 0; i < sizeof keyword_operands / sizeof keyword_operands[0]; i++)
+    if (keyword_operands[i].kind == k && keyword_operands[i].slot == slot) return true;
+  return false;
+}
+
 static int keyword_slot(Reader *r, OpKind k) {
   for (size_t i = 0; i < sizeof keyword_operands / sizeof keyword_operands[0]; i++)
     if (keyword_operands[i].kind == k && accept(r, keyword_operands[i].name)) {
@@ -902,6 +909,9 @@ static Op *if_op(Reader *r, IrBlock *b, OpText *t) {
 /* Any other op: operands, attributes, types. */
 static Op *generic_op(Reader *r, IrBlock *b, OpText *t) {
   operand_list(r, t);
+  for (int i = 0; !r->failed && i < t->operands.len; i++)
+    if (!t->operands.data[i] && !optional_slot(t->kind, i))
+      fail_at(r, t->loc, 0, "'%s' needs operand %d", ir_op_info[t->kind].name, i + 1);
   if (r->failed) return NULL;
   Op attrs = {0};
   Op *op = finish_op(r, b, t, 0, &attrs);
