@@ -560,43 +560,46 @@ static const char *rmw_name(int i) { return ir_rmw_name((RmwKind)i); }
 static const char *const precision_names[] = {"ieee", "tf32", "tf32x3", NULL};
 
 /* One entry per attribute name printer.c writes, with the OpAttrs field it
- * fills.  AK_INDEXED: "div0", "contig1" (the digit indexes the array);
+ * fills.  AK_INT, AK_INDEXED ("div0", "contig1": the digit indexes the
+ * array) and AK_INTS (each entry) hold values in [lo, hi] — a dim index is
+ * below IR_MAX_RANK, so no later stage indexes an array out of bounds;
  * AK_ENUM: names[i] is the enumerator i (NULL-terminated), or name_of(i)
  * for i < count. */
 static const struct {
   const char *name;
   AttrKind kind;
   size_t offset;
+  int lo, hi;
   const char *const *names;
   const char *(*name_of)(int i);
   int count;
 } op_attrs[] = {
-#define A(name, kind, field) {name, kind, offsetof(OpAttrs, field), NULL, NULL, 0}
-    A("axis", AK_INT, axis),
-    A("start", AK_I64, start),
-    A("end", AK_I64, end),
-    A("perm", AK_INTS, perm),
-    A("precise", AK_BOOL, precise),
-    A("propagate_nan", AK_BOOL, propagate_nan),
-    A("vec", AK_INT, vec),
-    A("cache", AK_INT, cache),
-    A("volatile", AK_BOOL, is_volatile),
-    A("div", AK_INDEXED, hint_div),
-    A("contig", AK_INDEXED, hint_contig),
-    A("msg", AK_STR, str),
-    A("smem", AK_INT, smem_offset),
-    A("num_stages", AK_INT, loop.num_stages),
-    A("unroll", AK_INT, loop.unroll),
-    A("flatten", AK_BOOL, loop.flatten),
-    A("warp_specialize", AK_BOOL, loop.warp_specialize),
-    A("disallow_acc_multi_buffer", AK_BOOL, loop.no_acc_multibuf),
+#define A(name, kind, field, lo, hi) {name, kind, offsetof(OpAttrs, field), lo, hi, NULL, NULL, 0}
+    A("axis", AK_INT, axis, 0, IR_MAX_RANK - 1),
+    A("start", AK_I64, start, 0, 0),
+    A("end", AK_I64, end, 0, 0),
+    A("perm", AK_INTS, perm, 0, IR_MAX_RANK - 1),
+    A("precise", AK_BOOL, precise, 0, 0),
+    A("propagate_nan", AK_BOOL, propagate_nan, 0, 0),
+    A("vec", AK_INT, vec, 0, 64),
+    A("cache", AK_INT, cache, 0, CACHE_WT),
+    A("volatile", AK_BOOL, is_volatile, 0, 0),
+    A("div", AK_INDEXED, hint_div, 0, 1 << 30),
+    A("contig", AK_INDEXED, hint_contig, 0, 1 << 30),
+    A("msg", AK_STR, str, 0, 0),
+    A("smem", AK_INT, smem_offset, 0, 1 << 30),
+    A("num_stages", AK_INT, loop.num_stages, 0, 64),
+    A("unroll", AK_INT, loop.unroll, 0, 1024),
+    A("flatten", AK_BOOL, loop.flatten, 0, 0),
+    A("warp_specialize", AK_BOOL, loop.warp_specialize, 0, 0),
+    A("disallow_acc_multi_buffer", AK_BOOL, loop.no_acc_multibuf, 0, 0),
 #undef A
-    {"evict", AK_ENUM, offsetof(OpAttrs, evict), evict_names, NULL, 0},
-    {"precision", AK_ENUM, offsetof(OpAttrs, precision), precision_names, NULL, 0},
+    {"evict", AK_ENUM, offsetof(OpAttrs, evict), 0, 0, evict_names, NULL, 0},
+    {"precision", AK_ENUM, offsetof(OpAttrs, precision), 0, 0, precision_names, NULL, 0},
     /* the counts: the last enumerator of ir.h's CmpPred, CombineKind, RmwKind */
-    {"pred", AK_ENUM, offsetof(OpAttrs, pred), NULL, pred_name, CMP_GE + 1},
-    {"combine", AK_ENUM, offsetof(OpAttrs, combine), NULL, combine_name, COMBINE_PROD + 1},
-    {"rmw", AK_ENUM, offsetof(OpAttrs, rmw), NULL, rmw_name, RMW_XCHG + 1},
+    {"pred", AK_ENUM, offsetof(OpAttrs, pred), 0, 0, NULL, pred_name, CMP_GE + 1},
+    {"combine", AK_ENUM, offsetof(OpAttrs, combine), 0, 0, NULL, combine_name, COMBINE_PROD + 1},
+    {"rmw", AK_ENUM, offsetof(OpAttrs, rmw), 0, 0, NULL, rmw_name, RMW_XCHG + 1},
 };
 
 /* The func line's attributes: IrModule fields. */
@@ -647,20 +650,30 @@ static bool op_attr(Reader *r, Op *op, const char *name) {
     return true;
   }
   if (!expect(r, "=")) return false;
-  int n;
+  int n = 1;
   int64_t v;
+  int *ints = (int *)field + (kind == AK_INDEXED ? index : 0);
   switch (kind) {
-  case AK_INT: return small_int(r, (int *)field);
-  case AK_INDEXED: return small_int(r, (int *)field + index);
+  case AK_INT: case AK_INDEXED:
+    if (!small_int(r, ints)) return false;
+    break;
+  case AK_INTS:
+    if (!int_list(r, ints, &n, IR_MAX_RANK)) return false;
+    break;
   case AK_I64:
     if (!integer(r, &v)) return false;
     *(int64_t *)field = v;
     return true;
   case AK_ENUM: return enum_attr(r, (int)k, (int *)field);
-  case AK_INTS: return int_list(r, (int *)field, &n, IR_MAX_RANK);
   case AK_STR: return (*(const char **)field = quoted(r)) != NULL;
   default: return false;
   }
+  for (int i = 0; i < n; i++)
+    if (ints[i] < op_attrs[k].lo || ints[i] > op_attrs[k].hi) {
+      fail_word(r, "attribute '%s' must be from %d to %d, not %d", name, op_attrs[k].lo, op_attrs[k].hi, ints[i]);
+      return false;
+    }
+  return true;
 }
 
 /* "{name=value, flag, ...}" when present (a '{' that does not end the line). */
@@ -961,12 +974,17 @@ static void op(Reader *r, IrBlock *b) {
   VEC_FREE(t.types);
 }
 
-/* The ops of a block, up to its closing '}' (not consumed). */
+/* The ops of a block, up to its closing '}' (not consumed).  `return`
+ * ends the function's body and appears nowhere else. */
 static void block(Reader *r, IrBlock *b) {
   for (;;) {
     skip_lines(r);
     if (r->failed || !*r->p || *r->p == '}') return;
+    if (b->last && b->last->kind == OP_RETURN) fail(r, "nothing may follow 'return'");
+    Loc at = here(r);
     op(r, b);
+    if (!r->failed && b->last && b->last->kind == OP_RETURN && b != r->f->body)
+      fail_at(r, at, 6, "'return' only ends the function's body (no early return from a region)");
   }
 }
 
