@@ -24,6 +24,10 @@
  * indent or dedent a line.  That keeps most mutants parseable, so they reach
  * specialization and the passes.
  *
+ * An input with a line starting "func @" is tile IR instead (the .tir files
+ * of tests/lit and their mutants): it goes through tlc_opt_ir — the reader,
+ * the verifier and the default passes, as `tlc opt --pass` runs them.
+ *
  * The harness only checks that tlc returns: every outcome (success, error
  * with diagnostics, internal error) is fine; a crash, a hang, a leak or a
  * sanitizer report is a bug.  An internal compiler error is printed when
@@ -227,11 +231,35 @@ static void check_ice(tlc_compile_status st, const char *what, const tlc_compile
   if (!strcmp(mode, "abort")) abort();
 }
 
+/* Tile IR text: a line starting "func @" (the .tir seeds and their mutants). */
+static bool is_tile_ir(const char *src) {
+  for (const char *p = src; p; p = strchr(p, '\n')) {
+    if (*p == '\n') p++;
+    if (!strncmp(p, "func @", 6)) return true;
+  }
+  return false;
+}
+
+/* The reader and the default passes, as `tlc opt --pass` runs them. */
+static void fuzz_tile_ir(const char *src) {
+  tlc_compile_result r;
+  tlc_compile_status st =
+      tlc_opt_ir("fuzz.tir", src, "canonicalize,coalesce,assign-layouts,canonicalize,allocate-shared", NULL, &r);
+  check_ice(st, "opt", &r);
+  if (getenv("TLC_FUZZ_VERBOSE")) fprintf(stderr, "tlc_fuzz: tile IR, status=%d\n%s", (int)st, r.diagnostics);
+  tlc_compile_result_free(&r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > MAX_INPUT) return 0;
   char *src = malloc(size + 1);
   memcpy(src, data, size);
   src[size] = 0;
+  if (is_tile_ir(src)) {
+    fuzz_tile_ir(src);
+    free(src);
+    return 0;
+  }
 
   FuzzOptions o;
   read_options(src, &o);
