@@ -90,8 +90,9 @@ typedef struct CgCtx {
   IrModule *m;
   IrFunc *f;
   const CgOptions *opt;
-  StrBuf *errors;
-  bool failed;
+  DiagEngine *diag;           /* where cg_error and cg_user_error report */
+  bool failed;                /* an internal error was reported */
+  bool user_failed;           /* a user error was reported (cg_user_error) */
   bool passes_ran, printed;   /* the O-pipeline ran; the PTX printer finished (see release_annotations) */
   const Op *last_error_op;    /* report one error per op, not one per element */
   Arena arena;                /* codegen-private memory, freed at the end */
@@ -110,8 +111,6 @@ typedef struct CgCtx {
   int smem_bytes;             /* largest scratch request */
   int scratch_base;           /* where the op being lowered may put scratch (bytes) */
   const Op *smem_over_op;     /* first op whose shared memory passed the limit */
-  char *user_error;           /* first limit of the target the kernel exceeds (heap) */
-  const Op *user_error_op;
 
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64;
   LLVMTypeRef t_gptr, t_sptr; /* ptr addrspace(1), ptr addrspace(3) */
@@ -155,8 +154,8 @@ LLVMValueRef cg_smem_abs(CgCtx *cg, LLVMValueRef byte_off);
  * space of a dead buffer). */
 void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes);
 /* The kernel as written exceeds a limit of the target or of tlc (too much
- * work unrolled in one op): a located error for the user, not an internal
- * one.  The first is kept; cg_compile returns -2. */
+ * work unrolled in one op): a located error for the user (diag_error at the
+ * op), not an internal one; cg_compile then fails without running LLVM. */
 void cg_user_error(CgCtx *cg, const Op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Shared memory one program may use on a GPU of this capability. */
 int64_t cg_smem_limit(int capability);

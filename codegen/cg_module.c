@@ -178,16 +178,20 @@ static void build_kernel(CgCtx *cg) {
 static bool finish(CgCtx *cg, CgResult *out) {
   char *msg = NULL;
   if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &msg)) {
-    cg_error(cg, NULL, "LLVM verifier: %s", msg ? msg : "?");
-    LLVMDisposeMessage(msg);
+    cg->failed = true;
     char *ir = LLVMPrintModuleToString(cg->mod);
-    sb_puts(cg->errors, "--- offending LLVM IR ---\n");
-    sb_puts(cg->errors, ir);
+    StrBuf detail;
+    sb_init(&detail);
+    sb_printf(&detail, "the offending LLVM IR:\n%s", ir);
+    diag_internal(cg->diag, cg->f->loc, detail.data, "LLVM verifier: %s", msg ? msg : "?");
+    sb_free(&detail);
     LLVMDisposeMessage(ir);
+    LLVMDisposeMessage(msg);
     return false;
   }
   LLVMDisposeMessage(msg);
 
+  double t0 = clock_ms();
   int lvl = cg->opt->opt_level;
   if (lvl < 0 || lvl > 3) lvl = 3;
   char pipeline[32];
@@ -202,6 +206,7 @@ static bool finish(CgCtx *cg, CgResult *out) {
     LLVMDisposeErrorMessage(em);
     return false;
   }
+  out->opt_ms = clock_ms() - t0;
 
   if (cg->opt->want_llvm) {
     char *ir = LLVMPrintModuleToString(cg->mod);
@@ -209,6 +214,7 @@ static bool finish(CgCtx *cg, CgResult *out) {
     LLVMDisposeMessage(ir);
   }
   if (cg->opt->want_ptx) {
+    double t1 = clock_ms();
     LLVMMemoryBufferRef buf = NULL;
     if (LLVMTargetMachineEmitToMemoryBuffer(cg->tm, cg->mod, LLVMAssemblyFile, &msg, &buf)) {
       cg_error(cg, NULL, "NVPTX emission: %s", msg ? msg : "?");
@@ -222,6 +228,7 @@ static bool finish(CgCtx *cg, CgResult *out) {
     ptx[len] = 0;
     out->ptx = ptx;
     LLVMDisposeMemoryBuffer(buf);
+    out->emit_ms = clock_ms() - t1;
   }
   return true;
 }
@@ -249,14 +256,15 @@ static void release_annotations(CgCtx *cg) {
   LLVMDisposeMessage(msg);
 }
 
-int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors) {
+int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, DiagEngine *diag) {
   memset(out, 0, sizeof *out);
+  double t0 = clock_ms();
   CgCtx cg;
   memset(&cg, 0, sizeof cg);
   cg.m = m;
   cg.f = m->func;
   cg.opt = opt;
-  cg.errors = errors;
+  cg.diag = diag;
   arena_init(&cg.arena);
   if (!cg.f) {
     cg_error(&cg, NULL, "module has no kernel");
@@ -289,10 +297,8 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors)
                   "the kernel needs %d bytes of shared memory per program (%d for dot operands, the "
                   "rest for layout conversions and reductions) but %s allows at most %lld; use "
                   "smaller blocks", cg.smem_bytes, m->smem_buffers_end, arch, (long long)limit);
-  bool over = cg.user_error != NULL;
-  if (ok) ok = !cg.failed && !over && finish(&cg, out); /* no LLVM passes for a kernel refused */
-  out->user_error = cg.user_error;
-  out->user_loc = cg.user_error_op ? cg.user_error_op->loc : cg.f->loc;
+  out->lower_ms = clock_ms() - t0;
+  if (ok) ok = !cg.failed && !cg.user_failed && finish(&cg, out); /* no LLVM passes for a kernel refused */
   out->shared_bytes = cg.smem_bytes;
   m->shared_bytes = cg.smem_bytes;
 
@@ -306,11 +312,11 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors)
   VEC_FREE(cg.owners);
   free(cg.use_counts);
   arena_free(&cg.arena);
-  if (!ok || cg.failed || over) {
+  if (!ok || cg.failed || cg.user_failed) {
     free(out->llvm_ir);
     free(out->ptx);
     out->llvm_ir = out->ptx = NULL;
-    return over && !cg.failed ? -2 : -1;
+    return -1;
   }
   return 0;
 }

@@ -14,19 +14,10 @@ void cg_error(CgCtx *cg, const Op *op, const char *fmt, ...) {
   cg->failed = true;
   if (op && op == cg->last_error_op) return;
   cg->last_error_op = op;
-  if (op && op->loc.file)
-    sb_printf(cg->errors, "%s:%d:%d: ", op->loc.file, op->loc.line, op->loc.col);
-  sb_puts(cg->errors, "error: internal error: ");
   va_list ap;
   va_start(ap, fmt);
-  sb_vprintf(cg->errors, fmt, ap);
+  ir_vinternal_error(cg->diag, op, fmt, ap);
   va_end(ap);
-  if (op) {
-    sb_puts(cg->errors, "\n  in: ");
-    ir_print_op(cg->errors, op);
-  } else {
-    sb_putc(cg->errors, '\n');
-  }
 }
 
 LLVMTypeRef cg_type(CgCtx *cg, DType d) {
@@ -119,15 +110,11 @@ LLVMValueRef cg_smem_ptr(CgCtx *cg, LLVMValueRef byte_off) {
 }
 
 void cg_user_error(CgCtx *cg, const Op *op, const char *fmt, ...) {
-  if (cg->user_error) return;
-  StrBuf sb;
-  sb_init(&sb);
+  cg->user_failed = true;
   va_list ap;
   va_start(ap, fmt);
-  sb_vprintf(&sb, fmt, ap);
+  diag_verror(cg->diag, "error", op ? op->loc : cg->f->loc, fmt, ap);
   va_end(ap);
-  cg->user_error = sb_take(&sb);
-  cg->user_error_op = op;
 }
 
 int64_t cg_smem_limit(int capability) {

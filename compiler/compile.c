@@ -5,35 +5,75 @@
  * Owns option defaults, the order of the stages, timing and turning every
  * stage's failure into located diagnostics in the result.  Each stage lives
  * in its own folder; this file only calls their public headers. */
-#include "compiler/tlc_compiler.h"
+#include "compiler/compiler_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "codegen/codegen.h"
-#include "frontend/ast.h"
-#include "frontend/diag.h"
-#include "frontend/specialize.h"
+#include "frontend/frontend.h"
+#include "spec/spec.h"
 #include "ir/ir.h"
 #include "passes/passes.h"
 
-void tlc_compile_options_init(tlc_compile_options *opt) {
-  memset(opt, 0, sizeof *opt);
-  opt->arch = "sm_90a";
-  opt->num_warps = 4;
-  opt->num_stages = 3;
-  opt->emit = TLC_EMIT_PTX;
-  opt->opt_level = -1;
+/* ---- options: the defaults and the checks, in one place ---------------------
+ * Every entry point that takes options (tlc_compile, tlc_opt_ir,
+ * tlc_autotune_info, the fingerprint) resolves them here first
+ * (compiler_resolve_options), so a zero field means the same default
+ * everywhere and nothing out of range reaches a stage. */
+
+/* The defaults, written once.  Triton's are the same (num_warps=4,
+ * num_stages=3). */
+static const tlc_compile_options tlc_defaults = {
+    .arch = "sm_90a", .num_warps = 4, .num_stages = 3, .emit = TLC_EMIT_PTX, .opt_level = 3,
+};
+
+void tlc_compile_options_init(tlc_compile_options *opt) { *opt = tlc_defaults; }
+
+/* Unset fields: NULL arch, zero num_warps / num_stages, negative opt_level. */
+tlc_compile_options compiler_resolve_options(const tlc_compile_options *in) {
+  tlc_compile_options o = in ? *in : tlc_defaults;
+  if (!o.arch) o.arch = tlc_defaults.arch;
+  if (o.num_warps == 0) o.num_warps = tlc_defaults.num_warps;
+  if (o.num_stages == 0) o.num_stages = tlc_defaults.num_stages;
+  if (o.opt_level < 0) o.opt_level = tlc_defaults.opt_level;
+  return o;
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+/* The first problem with resolved options, written into msg; 0 when none. */
+static int options_problem(const tlc_compile_options *o, char *msg, size_t size) {
+  int w = o->num_warps;
+  if (!cg_ptx_features(o->arch))
+    snprintf(msg, size, "unknown arch '%s' (expected sm_70, sm_75, sm_80, sm_86, sm_87, sm_89, "
+             "sm_90 or sm_90a)", o->arch);
+  else if (w < 1 || w > SPEC_MAX_WARPS || (w & (w - 1)))
+    snprintf(msg, size, "num_warps must be a power of two from 1 to %d, not %d", SPEC_MAX_WARPS, w);
+  else if (o->num_stages < 1 || o->num_stages > SPEC_MAX_STAGES)
+    snprintf(msg, size, "num_stages must be from 1 to %d, not %d", SPEC_MAX_STAGES, o->num_stages);
+  else if (o->opt_level > 3)
+    snprintf(msg, size, "the optimisation level must be 0, 1, 2 or 3, not %d", o->opt_level);
+  else if ((unsigned)o->emit > TLC_EMIT_PTX)
+    snprintf(msg, size, "unknown emit kind %d", (int)o->emit);
+  else if (o->nconstexprs < 0 || (o->nconstexprs > 0 && !o->constexprs))
+    snprintf(msg, size, "%d constexprs but %s", o->nconstexprs,
+             o->nconstexprs < 0 ? "a negative count" : "a NULL array");
+  else if (o->dump_after && !pass_exists(o->dump_after))
+    snprintf(msg, size, "dump_after: no pass named '%s'", o->dump_after);
+  else
+    return 0;
+  return -1;
 }
 
-static int capability_of(const char *arch) {
+int tlc_compile_options_check(const tlc_compile_options *opt, char *msg, size_t size) {
+  char buf[160];
+  tlc_compile_options o = compiler_resolve_options(opt);
+  int rc = options_problem(&o, buf, sizeof buf);
+  if (rc && msg && size) snprintf(msg, size, "%s", buf);
+  return rc;
+}
+
+int compiler_capability(const char *arch) {
   int cap = 0;
   if (arch && !strncmp(arch, "sm_", 3)) cap = atoi(arch + 3);
   return cap;
@@ -58,7 +98,6 @@ static tlc_param_kind param_kind(const Type *t) {
   }
 }
 
-/* Specialize, run the passes, generate code; fills res on success. */
 /* CUtensorMapDataType of an element type (8-bit types move as bytes). */
 static int tma_data_type(DType d) {
   switch (d) {
@@ -88,60 +127,26 @@ static void tma_recipe(const IrTmaDesc *d, tlc_tma_recipe *r) {
   r->swizzle = d->swizzle;
 }
 
-static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_options *opt,
-                                       Arena *arena, DiagEngine *diag, StrBuf *internal,
-                                       StrBuf *dump, tlc_compile_result *res) {
-  if (!cg_ptx_features(opt->arch)) {
-    diag_plain(diag, "unknown --arch '%s' (expected sm_80, sm_86, sm_89, sm_90, sm_90a, ...)", opt->arch);
-    return TLC_COMPILE_ERROR;
-  }
-  if (opt->dump_after && !pass_exists(opt->dump_after)) {
-    diag_plain(diag, "--dump-after: no pass named '%s'", opt->dump_after);
-    return TLC_COMPILE_ERROR;
-  }
-  SpecConstexpr *cdefs = xcalloc((size_t)opt->nconstexprs + 1, sizeof *cdefs);
-  for (int i = 0; i < opt->nconstexprs; i++)
-    cdefs[i] = (SpecConstexpr){opt->constexprs[i].name, opt->constexprs[i].value};
-  SpecRequest req = {opt->kernel, opt->signature, cdefs, opt->nconstexprs, opt->num_warps,
-                     opt->num_stages, opt->arch, capability_of(opt->arch)};
-  IrModule *m = spec_kernel(mod, &req, arena, diag);
-  free(cdefs);
-  if (!m) return TLC_COMPILE_ERROR;
-  if (ir_verify(m, false, internal)) {
-    sb_puts(internal, "(after specialization)\n");
-    return TLC_COMPILE_INTERNAL;
-  }
+/* What a failed stage left in diag: an internal error if one was reported
+ * (or nothing at all, which is itself a bug), else the user's error. */
+static tlc_compile_status failed_status(DiagEngine *diag, const char *stage) {
+  if (diag->nerrors == 0)
+    diag_internal(diag, (Loc){0}, NULL, "%s failed without a diagnostic", stage);
+  return diag->ninternal ? TLC_COMPILE_INTERNAL : TLC_COMPILE_ERROR;
+}
+
+static char *print_module(const IrModule *m) {
   StrBuf sb;
   sb_init(&sb);
-  if (opt->emit == TLC_EMIT_TIR_SPEC) {
-    ir_print_module(&sb, m);
-    res->text = sb_take(&sb);
-    return TLC_COMPILE_OK;
-  }
-  PassOptions po = {opt->verify_each, opt->dump_after, dump, internal};
-  if (pass_run_pipeline(m, &po) != 0) return TLC_COMPILE_INTERNAL;
-  if (opt->emit == TLC_EMIT_TIR) {
-    ir_print_module(&sb, m);
-    res->text = sb_take(&sb);
-    return TLC_COMPILE_OK;
-  }
-  CgOptions co = {opt->arch, opt->opt_level < 0 ? 3 : opt->opt_level,
-                  opt->emit == TLC_EMIT_LLVM, opt->emit == TLC_EMIT_PTX};
-  CgResult cr = {0};
-  int crc = cg_compile(m, &co, &cr, internal);
-  if (crc == -2) diag_error(diag, cr.user_loc, "%s", cr.user_error);
-  free(cr.user_error);
-  if (crc != 0) {
-    free(cr.llvm_ir);
-    free(cr.ptx);
-    return crc == -2 ? TLC_COMPILE_ERROR : TLC_COMPILE_INTERNAL;
-  }
-  res->text = opt->emit == TLC_EMIT_LLVM ? cr.llvm_ir : cr.ptx;
-  if (opt->emit == TLC_EMIT_LLVM) free(cr.ptx);
-  else free(cr.llvm_ir);
+  ir_print_module(&sb, m);
+  return sb_take(&sb);
+}
+
+/* The launch facts of the compiled kernel, for the result. */
+static void describe_kernel(const IrModule *m, const CgResult *cr, tlc_compile_result *res) {
   res->kernel_symbol = xstrdup(m->func->name);
   res->num_warps = m->num_warps;
-  res->shared_bytes = cr.shared_bytes;
+  res->shared_bytes = cr->shared_bytes;
   res->nparams = m->func->nargs;
   res->params = xcalloc((size_t)m->func->nargs + 1, sizeof *res->params);
   for (int i = 0; i < m->func->nargs; i++) {
@@ -151,51 +156,80 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
   res->ntma = m->func->ntma;
   res->tma = xcalloc((size_t)m->func->ntma + 1, sizeof *res->tma);
   for (int i = 0; i < m->func->ntma; i++) tma_recipe(&m->func->tma[i], &res->tma[i]);
-  return TLC_COMPILE_OK;
 }
 
-/* Until passes/ and codegen/ land, weak fallbacks keep libtlc.so linkable. */
-__attribute__((weak)) int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
-  (void)m;
-  sb_puts(opt->errors, "the pass pipeline is not built into this libtlc\n");
-  return -1;
-}
-__attribute__((weak)) bool pass_exists(const char *name) { (void)name; return false; }
-__attribute__((weak)) int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, StrBuf *errors) {
-  (void)m, (void)opt, (void)out;
-  sb_puts(errors, "code generation is not built into this libtlc\n");
-  return -1;
-}
-__attribute__((weak)) const char *cg_ptx_features(const char *arch) {
-  return arch && !strncmp(arch, "sm_", 3) ? "+ptx80" : NULL;
+/* Specialize, run the passes, generate code; fills res on success.  Every
+ * failure has been reported to diag by the stage that failed. */
+static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_options *opt,
+                                       Arena *arena, DiagEngine *diag, StrBuf *dump,
+                                       tlc_compile_result *res) {
+  double t = clock_ms();
+  SpecConstexpr *cdefs = xcalloc((size_t)opt->nconstexprs + 1, sizeof *cdefs);
+  for (int i = 0; i < opt->nconstexprs; i++)
+    cdefs[i] = (SpecConstexpr){opt->constexprs[i].name, opt->constexprs[i].value};
+  SpecRequest req = {opt->kernel, opt->signature, cdefs, opt->nconstexprs, opt->num_warps,
+                     opt->num_stages, opt->arch, compiler_capability(opt->arch)};
+  IrModule *m = spec_kernel(mod, &req, arena, diag);
+  free(cdefs);
+  res->stage_ms[TLC_STAGE_FRONTEND] += clock_ms() - t;
+  if (!m) return failed_status(diag, "specialization");
+  if (ir_verify_report(m, false, diag, true, "after specialization")) return TLC_COMPILE_INTERNAL;
+  if (opt->emit == TLC_EMIT_TIR_SPEC) {
+    res->text = print_module(m);
+    return TLC_COMPILE_OK;
+  }
+  PassOptions po = {opt->verify_each, opt->dump_after, dump, diag};
+  t = clock_ms();
+  int prc = pass_run_pipeline(m, &po);
+  res->stage_ms[TLC_STAGE_PASSES] = clock_ms() - t;
+  if (prc != 0) return failed_status(diag, "the pass pipeline");
+  if (opt->emit == TLC_EMIT_TIR) {
+    res->text = print_module(m);
+    return TLC_COMPILE_OK;
+  }
+  CgOptions co = {opt->arch, opt->opt_level, opt->emit == TLC_EMIT_LLVM, opt->emit == TLC_EMIT_PTX};
+  CgResult cr = {0};
+  int crc = cg_compile(m, &co, &cr, diag);
+  res->stage_ms[TLC_STAGE_LLVM_IR] = cr.lower_ms;
+  res->stage_ms[TLC_STAGE_OPTIMIZE] = cr.opt_ms;
+  res->stage_ms[TLC_STAGE_PTX] = cr.emit_ms;
+  if (crc != 0) {
+    free(cr.llvm_ir);
+    free(cr.ptx);
+    return failed_status(diag, "code generation");
+  }
+  res->text = opt->emit == TLC_EMIT_LLVM ? cr.llvm_ir : cr.ptx;
+  free(opt->emit == TLC_EMIT_LLVM ? cr.ptx : cr.llvm_ir);
+  describe_kernel(m, &cr, res);
+  return TLC_COMPILE_OK;
 }
 
 tlc_compile_status tlc_compile(const char *path, const char *source,
                                const tlc_compile_options *opt_in,
                                tlc_compile_result *res) {
-  double t0 = now_ms();
+  double t0 = clock_ms();
   memset(res, 0, sizeof *res);
-  tlc_compile_options opt;
-  tlc_compile_options_init(&opt);
-  if (opt_in) opt = *opt_in;
-  if (!opt.arch) opt.arch = "sm_90a";
-  if (opt.num_warps <= 0) opt.num_warps = 4;
-  if (opt.num_stages <= 0) opt.num_stages = 3;
+  tlc_compile_options opt = compiler_resolve_options(opt_in);
   if (!path) path = "<string>";
 
   DiagEngine diag;
   diag_init(&diag);
+  diag.color = opt.color;
   diag_add_source(&diag, path, source);
   tlc_compile_status st = TLC_COMPILE_OK;
 
   Module mod;
+  memset(&mod, 0, sizeof mod);
   Arena arena;
   arena_init(&arena);
-  StrBuf internal, dump;
-  sb_init(&internal);
+  StrBuf dump;
   sb_init(&dump);
-  int prc = parse_module(path, source, &diag, &mod);
-  if (prc != 0) {
+  char problem[160];
+  if (options_problem(&opt, problem, sizeof problem)) {
+    diag_plain(&diag, "%s", problem);
+    st = TLC_COMPILE_ERROR;
+  } else if (parse_module(path, source, &diag, &mod) != 0) {
+    res->stage_ms[TLC_STAGE_FRONTEND] = clock_ms() - t0;
     st = TLC_COMPILE_ERROR;
   } else if (opt.emit == TLC_EMIT_AST) {
     StrBuf sb;
@@ -203,15 +237,13 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
     ast_dump_module(&sb, &mod);
     res->text = sb_take(&sb);
   } else {
-    st = run_pipeline(&mod, &opt, &arena, &diag, &internal, &dump, res);
+    res->stage_ms[TLC_STAGE_FRONTEND] = clock_ms() - t0;
+    st = run_pipeline(&mod, &opt, &arena, &diag, &dump, res);
   }
-  if (internal.len) {
-    sb_puts(&diag.out, "tlc: internal compiler error (please report it with this file):\n");
-    sb_putn(&diag.out, internal.data, internal.len);
-    st = TLC_COMPILE_INTERNAL;
-  }
+  if (diag.ninternal)
+    diag_note(&diag, (Loc){0}, "this is a bug in tlc %s, not in the kernel; please report it with "
+              "the .tile file and the command line", TLC_VERSION_STRING);
   if (dump.len) res->dump = sb_take(&dump);
-  sb_free(&internal);
   sb_free(&dump);
   ast_free(&mod);
   arena_free(&arena);
@@ -222,8 +254,21 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
 
   res->diagnostics = sb_take(&diag.out);
   diag_free(&diag);
-  res->compile_ms = now_ms() - t0;
+  res->compile_ms = clock_ms() - t0;
   return st;
+}
+
+const char *tlc_stage_name(tlc_stage s) {
+  static const char *const names[TLC_STAGE__COUNT] = {"front end", "passes", "LLVM IR", "optimisation",
+                                                      "PTX"};
+  return (unsigned)s < TLC_STAGE__COUNT ? names[s] : "?";
+}
+
+int tlc_pass_info(int i, const char **name, const char **summary) {
+  if (i < 0 || i >= pass_count) return -1;
+  if (name) *name = pass_table[i].name;
+  if (summary) *summary = pass_table[i].summary;
+  return 0;
 }
 
 void tlc_compile_result_free(tlc_compile_result *r) {
@@ -238,19 +283,9 @@ void tlc_compile_result_free(tlc_compile_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-static const char *const param_names[] = {
-    "ptr", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-    "fp16", "bf16", "fp32", "fp64"};
-static const size_t param_sizes[] = {8, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
-
-const char *tlc_param_kind_name(tlc_param_kind k) {
-  return (unsigned)k < sizeof param_names / sizeof *param_names ? param_names[k] : "?";
-}
-size_t tlc_param_kind_size(tlc_param_kind k) {
-  return (unsigned)k < sizeof param_sizes / sizeof *param_sizes ? param_sizes[k] : 0;
-}
-
-uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *opt) {
+uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *opt_in) {
+  tlc_compile_options o = compiler_resolve_options(opt_in);
+  const tlc_compile_options *opt = &o;
   uint64_t h = hash_bytes(TLC_VERSION_STRING, strlen(TLC_VERSION_STRING), 0);
   h = hash_bytes(source, strlen(source), h);
 #define MIX_STR(s) h = hash_bytes((s) ? (s) : "\x01", (s) ? strlen(s) + 1 : 1, h)
@@ -289,7 +324,9 @@ tlc_compile_status tlc_autotune_info(const char *path, const char *source, const
     st = TLC_COMPILE_ERROR;
     ast_free(&mod);
   } else {
-    SpecRequest req = {.kernel = kernel, .arch = arch, .capability = capability_of(arch)};
+    if (!arch) arch = tlc_defaults.arch;
+    SpecRequest req = {.kernel = kernel, .arch = arch, .capability = compiler_capability(arch),
+                       .num_warps = tlc_defaults.num_warps, .num_stages = tlc_defaults.num_stages};
     SpecTune t;
     if (!spec_autotune(&mod, &req, &arena, &diag, &t)) {
       st = TLC_COMPILE_ERROR;

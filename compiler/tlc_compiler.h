@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "support/tlc_param_kinds.h" /* tlc_param_kind, its names and sizes */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -27,15 +29,6 @@ typedef enum tlc_emit {
   TLC_EMIT_PTX,        /* PTX text */
 } tlc_emit;
 
-/* What one runtime parameter of a compiled kernel is (constexpr and
- * value-specialized parameters are not passed at launch). */
-typedef enum tlc_param_kind {
-  TLC_PARAM_PTR,
-  TLC_PARAM_I1, TLC_PARAM_I8, TLC_PARAM_I16, TLC_PARAM_I32, TLC_PARAM_I64,
-  TLC_PARAM_U8, TLC_PARAM_U16, TLC_PARAM_U32, TLC_PARAM_U64,
-  TLC_PARAM_FP16, TLC_PARAM_BF16, TLC_PARAM_FP32, TLC_PARAM_FP64,
-} tlc_param_kind;
-
 typedef struct tlc_constexpr_def {
   const char *name;   /* parameter name */
   const char *value;  /* Python-literal text: "128", "True", "1.5", "tl.float16" */
@@ -47,13 +40,15 @@ typedef struct tlc_compile_options {
                                NULL = every parameter must be a constexpr given below */
   const tlc_constexpr_def *constexprs; /* constexpr values by name (--constexpr N=V) */
   int nconstexprs;
-  const char *arch;         /* "sm_90a" (default), "sm_90", "sm_80", ... */
-  int num_warps;            /* 0 = 4 */
-  int num_stages;           /* 0 = 3 */
+  const char *arch;         /* NULL = the default; "sm_90a", "sm_90", "sm_80", ... */
+  int num_warps;            /* 0 = the default; a power of two from 1 to 32 */
+  int num_stages;           /* 0 = the default; 1 to 16 */
   tlc_emit emit;
   const char *dump_after;   /* pass name: append the IR after that pass to result.dump */
   bool verify_each;         /* run the IR verifier after every pass */
-  int opt_level;            /* LLVM optimisation level; 0..3, default (-1) = 3 */
+  int opt_level;            /* LLVM optimisation level 0..3; -1 = the default */
+  bool color;               /* diagnostics with ANSI colors, as GCC and clang print them on
+                               a terminal (not part of the fingerprint) */
 } tlc_compile_options;
 
 typedef struct tlc_param_info {
@@ -61,28 +56,18 @@ typedef struct tlc_param_info {
   tlc_param_kind kind;
 } tlc_param_info;
 
-/* ---- tensor maps --------------------------------------------------------------
- * A kernel whose tile loads the compiler turned into bulk tensor copies (TMA,
- * sm_90) takes, after its runtime parameters, one hidden parameter per
- * recipe: a 128-byte CUtensorMap (64-byte aligned) that the launcher builds
- * for each launch from the other arguments with cuTensorMapEncodeTiled.
- * Dims run innermost (contiguous) first. */
-#define TLC_TMA_MAX_RANK 5
-typedef struct tlc_tma_value {
-  int param;                /* >= 0: the value of runtime parameter `param` */
-  int64_t value;            /* else this constant */
-} tlc_tma_value;
+/* The stages `tlc --time` reports, in pipeline order. */
+typedef enum tlc_stage {
+  TLC_STAGE_FRONTEND,       /* parsing and specialization (or reading tile IR) */
+  TLC_STAGE_PASSES,         /* the tile-IR passes */
+  TLC_STAGE_LLVM_IR,        /* lowering to LLVM IR */
+  TLC_STAGE_OPTIMIZE,       /* LLVM's O-pipeline */
+  TLC_STAGE_PTX,            /* NVPTX emission */
+  TLC_STAGE__COUNT
+} tlc_stage;
 
-typedef struct tlc_tma_recipe {
-  int base_param;           /* the pointer parameter holding the tensor's address */
-  int data_type;            /* CUtensorMapDataType (6 fp16, 9 bf16, 7 fp32, 0 8-bit, ...) */
-  int elem_bytes;
-  int rank;
-  tlc_tma_value dims[TLC_TMA_MAX_RANK];    /* extents, elements */
-  tlc_tma_value strides[TLC_TMA_MAX_RANK]; /* strides[d] for d >= 1, elements */
-  int box[TLC_TMA_MAX_RANK];               /* one copy's extents, elements */
-  int swizzle;              /* bytes: 0, 32, 64, 128 */
-} tlc_tma_recipe;
+/* "front end", "passes", "LLVM IR", "optimisation", "PTX". */
+const char *tlc_stage_name(tlc_stage s);
 
 typedef struct tlc_compile_result {
   char *text;               /* the requested artifact, NUL-terminated; NULL on error */
@@ -96,6 +81,7 @@ typedef struct tlc_compile_result {
   int ntma;                 /* hidden tensor-map parameters after them */
   tlc_tma_recipe *tma;
   double compile_ms;        /* wall time of the whole compilation */
+  double stage_ms[TLC_STAGE__COUNT]; /* wall time of each stage (0: did not run) */
 } tlc_compile_result;
 
 typedef enum tlc_compile_status {
@@ -104,8 +90,16 @@ typedef enum tlc_compile_status {
   TLC_COMPILE_INTERNAL = 2, /* a bug in tlc (the message says so) */
 } tlc_compile_status;
 
-/* Initialise options to their defaults. */
+/* Set every option to its default: sm_90a, num_warps 4, num_stages 3, PTX,
+ * opt_level 3 (compile.c writes them once; an unset field means the same
+ * default in every function below). */
 void tlc_compile_options_init(tlc_compile_options *opt);
+/* Check options as tlc_compile would (the arch is known, num_warps a power
+ * of two from 1 to 32, num_stages from 1 to 16, opt_level at most 3, the
+ * emit kind and --dump-after pass exist).  Returns 0, or -1 with the
+ * problem in msg (when msg is not NULL), e.g. "num_warps must be a power of
+ * two from 1 to 32, not 64".  tlc_compile reports the same as an error. */
+int tlc_compile_options_check(const tlc_compile_options *opt, char *msg, size_t size);
 
 /* Compile `source` (the text of a .tile file named `path`, used in messages).
  * Always fills *result (free it with tlc_compile_result_free). */
@@ -114,6 +108,21 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
                                tlc_compile_result *result);
 
 void tlc_compile_result_free(tlc_compile_result *result);
+
+/* ---- passes on tile IR (tlc opt) ---------------------------------------------
+ * Read tile IR as `--emit tir` prints it (`path` names it in messages), check
+ * it with the IR verifier, run the passes named in `passes` in order
+ * ("coalesce,canonicalize"; NULL or "" = none) with the IR verified after
+ * each, and print the module into result->text.  From opt: dump_after,
+ * color, and arch and num_stages (the module's target, which the text does
+ * not carry).  Errors in the text are located diagnostics, as for
+ * tlc_compile. */
+tlc_compile_status tlc_opt_ir(const char *path, const char *text, const char *passes,
+                              const tlc_compile_options *opt, tlc_compile_result *result);
+
+/* Pass i of the pass table (0, 1, ...): its name and a one-line summary;
+ * -1 past the last. */
+int tlc_pass_info(int i, const char **name, const char **summary);
 
 /* ---- autotuning -------------------------------------------------------------
  * What a kernel's @triton.autotune(configs=[triton.Config(...)], key=[...])
@@ -139,11 +148,6 @@ typedef struct tlc_tune_info {
 tlc_compile_status tlc_autotune_info(const char *path, const char *source, const char *kernel,
                                      const char *arch, tlc_tune_info *out);
 void tlc_tune_info_free(tlc_tune_info *info);
-
-/* "ptr", "i32", "fp16", ... */
-const char *tlc_param_kind_name(tlc_param_kind k);
-/* Size in bytes of a parameter of this kind as passed to the driver. */
-size_t tlc_param_kind_size(tlc_param_kind k);
 
 /* A stable 64-bit fingerprint of everything that determines the output of
  * tlc_compile (version, source, options); the runtime's cache key. */

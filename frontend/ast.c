@@ -4,12 +4,12 @@
  * absent child is NULL and an absent list is empty), the printable names the
  * dump and diagnostics use, loc_join, and module-level lookups.  Does not own
  * parsing (parser.y) or the text dump (ast_dump.c). */
-#include "ast.h"
+#include "frontend/frontend.h"
 
 #include <string.h>
 
 /* ORDER ExprKind, StmtKind, AstOp: all three come from the X-macro lists in
- * ast.h, so the tables cannot drift from the enums. */
+ * frontend.h, so the tables cannot drift from the enums. */
 const char *const ast_expr_kind_name[EX__COUNT] = {
 #define X(k, s) s,
     AST_EXPR_KINDS(X)

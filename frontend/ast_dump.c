@@ -2,13 +2,13 @@
  *
  * Owns: one stable, line-per-node rendering that the parser's golden tests
  * (tests/lit/parse) match with FileCheck.  The format is documented above
- * ast_dump_module in ast.h and in docs/syntax.md; change all three together.
+ * ast_dump_module in frontend.h and in docs/syntax.md; change all three together.
  *
  * Each line is: indentation (two spaces a level), an optional `role: `
  * saying which child of its parent the node is, the kind name, the node's
  * own details (name, operator, literal), ` paren` when it was written in
  * parentheses, and `@line:col` of its first character. */
-#include "ast.h"
+#include "frontend/frontend.h"
 
 #include <math.h>
 #include <stdio.h>

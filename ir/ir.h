@@ -6,6 +6,8 @@
  *   ir.c       ops, blocks, values, the builder, use lists and rewriting
  *   printer.c  the stable text form (`tlc compile --emit tir`)
  *   verifier.c structural and type checks (after every pass with --verify-each)
+ *   reader.c   the text form read back (`tlc opt`)
+ *   report.c   internal errors about ops through the diagnostics engine
  *
  * Model.  A kernel is one IrFunc whose body is a Block: a doubly linked list
  * of Ops.  Control flow is structured: FOR / IF / WHILE own Blocks (regions)
@@ -489,5 +491,26 @@ const char *ir_rmw_name(RmwKind k);
  * with its op.  Reports problems as errors (internal: "IR verifier: ...")
  * into `out`; returns the number found. */
 int ir_verify(const IrModule *m, bool layouts, StrBuf *out);
+
+/* ======================= reader.c ======================================== */
+
+/* Read the printer's text form back (`tlc opt`): layout aliases, the func
+ * line, its ops with their attributes and regions; `//` comments are
+ * skipped.  Each op's Loc is its place in `path`.  Returns NULL after
+ * reporting the first error (located) to d; the module lives in `arena`. */
+IrModule *ir_read_module(const char *path, const char *text, Arena *arena, DiagEngine *d);
+
+/* ======================= report.c ======================================== */
+
+/* An internal compiler error about `op` (NULL: none) through the
+ * diagnostics engine: at the op's source position, the op as a note. */
+void ir_internal_error(DiagEngine *d, const Op *op, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void ir_vinternal_error(DiagEngine *d, const Op *op, const char *fmt, va_list ap);
+/* ir_verify, its findings reported as one error ("the IR is invalid
+ * <when>", the verifier's report as the note): an internal error when tlc
+ * made the IR, a user error when the user wrote it (tlc opt's input).
+ * Returns the number of problems. */
+int ir_verify_report(const IrModule *m, bool layouts, DiagEngine *d, bool internal, const char *when);
 
 #endif

@@ -396,10 +396,13 @@ static uint64_t op_hash(const Op *op) {
   h = mix(h, sym);
   for (int i = 0; i < op->nresults; i++) h = mix(h, op->results[i]->type->id);
   const OpAttrs *a = &op->attr;
-  h = mix(h, (uint64_t)a->ival);
+  /* A constant is its ival or its fval by its type (attrs_equal): the other
+   * field may hold anything and must not split equal constants. */
+  bool fconst = op->kind == OP_CONSTANT && dt_is_float(op->results[0]->type->dtype);
+  if (op->kind != OP_CONSTANT || !fconst) h = mix(h, (uint64_t)a->ival);
   uint64_t fbits = 0; /* float constants differ only here: without it they share one chain */
   memcpy(&fbits, &a->fval, sizeof fbits < sizeof a->fval ? sizeof fbits : sizeof a->fval);
-  h = mix(h, fbits);
+  if (op->kind != OP_CONSTANT || fconst) h = mix(h, fbits);
   h = mix(h, (uint64_t)a->axis);
   h = mix(h, (uint64_t)a->start), h = mix(h, (uint64_t)a->end);
   h = mix(h, (uint64_t)a->pred);

@@ -1,10 +1,14 @@
 /* pass_manager.c — the pass table and the default pipeline.
  *
  * Owns the list of passes ({name, fn, summary}: the one place a pass is
- * registered), the order they run in, and the debugging hooks around each
- * run: --verify-each (ir_verify after every pass; a failure is an internal
- * error naming the pass) and --dump-after NAME (the module after every run
- * of pass NAME, appended to opt->dump).  Owns no transformation itself.
+ * registered), the order they run in, the lists `tlc opt --pass` runs, and
+ * the debugging hooks around each run: --verify-each (ir_verify after every
+ * pass; a failure is an internal error naming the pass) and --dump-after
+ * NAME (the module after every run of pass NAME, appended to opt->dump).
+ * Every failure is reported through opt->diag: a pass that returns nonzero
+ * becomes an internal error with what it wrote as the note, and a pass may
+ * report located errors itself (pass_error, pass_internal_error).  Owns no
+ * transformation itself.
  *
  * The IR is verified once more at the end, with layouts, whatever the
  * options: codegen relies on the output contract of passes.h and a broken
@@ -12,6 +16,8 @@
  * in lowering. */
 #include "passes/pass_internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 const PassInfo pass_table[] = {
@@ -41,45 +47,57 @@ typedef struct Runner {
   const PassOptions *opt;
   bool layouts;   /* has assign-layouts run (the verifier then checks layouts) */
   bool failed;
+  bool reported;  /* pass_error / pass_internal_error during the pass in progress */
 } Runner;
 
-static void run(Runner *r, const char *name) {
+/* The run in progress on this thread, for pass_error (a pass's signature
+ * carries no DiagEngine). */
+static _Thread_local Runner *current_run;
+
+static const PassInfo *find_pass(const char *name, size_t len) {
+  for (int i = 0; i < pass_count; i++)
+    if (strlen(pass_table[i].name) == len && !strncmp(pass_table[i].name, name, len)) return &pass_table[i];
+  return NULL;
+}
+
+static void run_pass(Runner *r, const PassInfo *p) {
   if (r->failed) return;
-  const PassInfo *p = NULL;
-  for (int i = 0; i < pass_count && !p; i++)
-    if (!strcmp(pass_table[i].name, name)) p = &pass_table[i];
-  StrBuf *errors = r->opt->errors;
-  if (!p) {
-    if (errors) sb_printf(errors, "internal error: the pipeline names an unknown pass '%s'\n", name);
+  DiagEngine *d = r->opt->diag;
+  StrBuf errors; /* what the pass wrote: the detail of its failure */
+  sb_init(&errors);
+  Runner *outer = current_run;
+  current_run = r;
+  r->reported = false;
+  int rc = p->fn(r->m, &errors);
+  current_run = outer;
+  if (rc != 0 || r->reported) {
+    if (rc != 0 && !r->reported) diag_internal(d, (Loc){0}, errors.data, "pass '%s' failed", p->name);
     r->failed = true;
-    return;
   }
-  if (p->fn(r->m, errors) != 0) {
-    if (errors) sb_printf(errors, "internal error: pass '%s' failed\n", name);
-    r->failed = true;
-    return;
-  }
+  sb_free(&errors);
+  if (r->failed) return;
   if (p->fn == pass_assign_layouts) r->layouts = true;
-  if (r->opt->verify_each) {
-    StrBuf v;
-    sb_init(&v);
-    if (ir_verify(r->m, r->layouts, &v)) {
-      if (errors) {
-        sb_printf(errors, "internal error: the IR is invalid after pass '%s':\n", name);
-        sb_putn(errors, v.data, v.len);
-      }
-      r->failed = true;
-    }
-    sb_free(&v);
-  }
-  if (r->opt->dump && r->opt->dump_after && !strcmp(r->opt->dump_after, name)) {
-    sb_printf(r->opt->dump, "// -----// IR after %s //----- //\n", name);
+  char when[96];
+  snprintf(when, sizeof when, "after pass '%s'", p->name);
+  if (r->opt->verify_each && ir_verify_report(r->m, r->layouts, d, true, when)) r->failed = true;
+  if (r->opt->dump && r->opt->dump_after && !strcmp(r->opt->dump_after, p->name)) {
+    sb_printf(r->opt->dump, "// -----// IR after %s //----- //\n", p->name);
     ir_print_module(r->opt->dump, r->m);
   }
 }
 
+static void run(Runner *r, const char *name) {
+  const PassInfo *p = find_pass(name, strlen(name));
+  if (p) {
+    run_pass(r, p);
+  } else if (!r->failed) {
+    diag_internal(r->opt->diag, (Loc){0}, NULL, "the pipeline names an unknown pass '%s'", name);
+    r->failed = true;
+  }
+}
+
 int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
-  Runner r = {m, opt, false, false};
+  Runner r = {m, opt, false, false, false};
   if (!m->func) return 0;
   run(&r, "canonicalize");   /* fold what specialization left, CSE, DCE */
   run(&r, "coalesce");       /* vector width and anchor layout of each memory op */
@@ -88,17 +106,60 @@ int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
   run(&r, "pipeline");       /* multi-stage rings of async copies; async wgmma */
   run(&r, "canonicalize");   /* the loads' dead address arithmetic */
   run(&r, "allocate-shared"); /* offsets of the shared-memory buffers */
-  if (!r.failed && !opt->verify_each) {
-    StrBuf v;
-    sb_init(&v);
-    if (ir_verify(m, true, &v)) {
-      if (opt->errors) {
-        sb_puts(opt->errors, "internal error: the IR breaks the passes' output contract:\n");
-        sb_putn(opt->errors, v.data, v.len);
-      }
-      r.failed = true;
+  if (!r.failed && !opt->verify_each &&
+      ir_verify_report(m, true, opt->diag, true, "at the end of the passes (their output contract)"))
+    r.failed = true;
+  return r.failed ? -1 : 0;
+}
+
+/* Does every tensor of the function have a layout (IR read back after
+ * assign-layouts)?  Then the verifier checks layouts from the start. */
+static void check_layouts(Op *op, void *ud) {
+  bool *all = ud;
+  for (int i = 0; i < op->nresults; i++)
+    if (op->results[i]->type->rank && !op->results[i]->type->layout) *all = false;
+  for (int r = 0; r < op->nregions; r++)
+    for (int i = 0; i < op->regions[r]->nargs; i++)
+      if (op->regions[r]->args[i]->type->rank && !op->regions[r]->args[i]->type->layout) *all = false;
+}
+
+int pass_run_list(IrModule *m, const char *names, const PassOptions *opt) {
+  Runner r = {m, opt, true, false, false};
+  if (!m->func) return 0;
+  ir_walk(m->func->body, check_layouts, &r.layouts);
+  if (ir_verify_report(m, r.layouts, opt->diag, false, "as given")) return -1;
+  for (const char *p = names; p && *p && !r.failed;) {
+    size_t len = strcspn(p, ",");
+    const PassInfo *info = find_pass(p, len);
+    if (!info) {
+      diag_plain(opt->diag, "no pass named '%.*s' (tlc opt --help lists them)", (int)len, p);
+      return -1;
     }
-    sb_free(&v);
+    run_pass(&r, info);
+    p += len;
+    if (*p == ',') p++;
   }
   return r.failed ? -1 : 0;
+}
+
+static void report(const IrModule *m, bool internal, const Op *op, const char *fmt, va_list ap) {
+  Runner *r = current_run;
+  if (!r || r->m != m) return; /* not inside a run of the pass manager: nowhere to report */
+  r->reported = true;
+  if (internal) ir_vinternal_error(r->opt->diag, op, fmt, ap);
+  else diag_verror(r->opt->diag, "error", op ? op->loc : m->func->loc, fmt, ap);
+}
+
+void pass_error(const IrModule *m, const Op *op, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report(m, false, op, fmt, ap);
+  va_end(ap);
+}
+
+void pass_internal_error(const IrModule *m, const Op *op, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report(m, true, op, fmt, ap);
+  va_end(ap);
 }

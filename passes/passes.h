@@ -31,10 +31,10 @@ typedef struct PassOptions {
   bool verify_each;        /* run ir_verify after every pass */
   const char *dump_after;  /* pass name whose output goes to `dump` */
   StrBuf *dump;            /* where --dump-after output goes (may be NULL) */
-  StrBuf *errors;          /* internal errors (verifier failures) */
+  DiagEngine *diag;        /* where every failure is reported */
 } PassOptions;
 
-typedef int (*PassFn)(IrModule *m, StrBuf *errors); /* 0 = ok */
+typedef int (*PassFn)(IrModule *m, StrBuf *errors); /* 0 = ok; else what went wrong is in errors */
 
 typedef struct PassInfo {
   const char *name;        /* as given to --dump-after */
@@ -45,9 +45,21 @@ typedef struct PassInfo {
 extern const PassInfo pass_table[];
 extern const int pass_count;
 
-/* Run the default pipeline.  Returns 0, or -1 after an internal error
- * (written to opt->errors). */
+/* Run the default pipeline.  Returns 0, or -1 after reporting to opt->diag. */
 int pass_run_pipeline(IrModule *m, const PassOptions *opt);
+/* Run the passes named in `names` ("coalesce,canonicalize"), in order, as
+ * `tlc opt --pass` does: the IR as given is verified first (with layouts
+ * when every tensor has one; a problem is the user's error), then after
+ * each pass as with verify_each.  An unknown name is an error. */
+int pass_run_list(IrModule *m, const char *names, const PassOptions *opt);
+/* From inside a pass (PassFn has no DiagEngine): report through the run in
+ * progress on m — a located user error (a limit of the target the kernel
+ * exceeds) or an internal error with op as a note.  Either fails the run
+ * once the pass returns; outside a run of the pass manager they are dropped. */
+void pass_error(const IrModule *m, const Op *op, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void pass_internal_error(const IrModule *m, const Op *op, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* True when `name` is a pass of the table (for option checking). */
 bool pass_exists(const char *name);
 

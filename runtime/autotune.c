@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compiler/tlc_compiler.h" /* tlc_autotune_info */
+
 enum { TRIAL_REPS = 7 };
 
 tlc_status tlc_kernel_constexpr_int(const tlc_kernel *k, const char *name, int64_t *out) {

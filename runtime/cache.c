@@ -306,7 +306,7 @@ int rt_cache_decode(const unsigned char *buf, size_t len, uint64_t key, RtKernel
   if (!m->params) return rt_reject(m, why, "out of memory");
   for (uint64_t i = 0; i < np; i++) {
     uint64_t kind = rt_read_le(&r, 4);
-    if (r.bad || kind > (uint64_t)TLC_PARAM_FP64) return rt_reject(m, why, "bad parameter kind");
+    if (r.bad || kind >= (uint64_t)TLC_PARAM__COUNT) return rt_reject(m, why, "bad parameter kind");
     m->params[i].kind = (tlc_param_kind)kind;
     m->params[i].name = rt_read_str(&r, rt_read_le(&r, 4), 4096);
     m->nparams = (int)i + 1; /* so rt_meta_free frees what was read */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "compiler/tlc_compiler.h" /* the JIT layer: the only way into the compiler */
 #include "runtime/cache.h"
 
 /* ---- the compiler's identity --------------------------------------------------------- */
@@ -66,13 +67,11 @@ static tlc_status rt_request_init(tlc_runtime *rt, RtJitRequest *q, const char *
   q->co.kernel = name;
   q->co.signature = signature;
   q->co.arch = opt && opt->arch ? opt->arch : rt->arch;
-  q->co.num_warps = opt && opt->num_warps ? opt->num_warps : 4;
-  q->co.num_stages = opt && opt->num_stages ? opt->num_stages : 3;
-  int w = q->co.num_warps;
-  if (w < 1 || w > 32 || (w & (w - 1)))
-    return rt_fail(rt, TLC_ERR_INVALID, "num_warps %d: expected a power of two from 1 to 32", w);
-  if (q->co.num_stages < 1)
-    return rt_fail(rt, TLC_ERR_INVALID, "num_stages %d: expected 1 or more", q->co.num_stages);
+  q->co.num_warps = opt ? opt->num_warps : 0; /* 0: the compiler's default */
+  q->co.num_stages = opt ? opt->num_stages : 0;
+  char why[160];
+  if (tlc_compile_options_check(&q->co, why, sizeof why) != 0)
+    return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_options: %s", why);
   int n = opt ? opt->nconstexprs : 0;
   if (n < 0 || (n > 0 && !opt->constexprs))
     return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_options: %d constexprs but %s", n,
@@ -147,7 +146,7 @@ static tlc_status rt_compile(tlc_runtime *rt, const RtJitRequest *q, const char 
     res.text = NULL;
     m->symbol = res.kernel_symbol;
     res.kernel_symbol = NULL;
-    m->num_warps = res.num_warps > 0 ? res.num_warps : q->co.num_warps;
+    m->num_warps = res.num_warps;
     m->shared_bytes = res.shared_bytes;
     m->params = calloc((size_t)res.nparams + 1, sizeof *m->params);
     for (int i = 0; m->params && i < res.nparams; i++) {

@@ -40,24 +40,6 @@ void rt_meta_free(RtKernelMeta *m) {
   memset(m, 0, sizeof *m);
 }
 
-/* ORDER tlc_param_kind */
-static const struct {
-  const char *name;
-  size_t size;
-} rt_param_kinds[] = {
-    {"ptr", 8}, {"i1", 1},  {"i8", 1},   {"i16", 2},  {"i32", 4},  {"i64", 8},  {"u8", 1},
-    {"u16", 2}, {"u32", 4}, {"u64", 8},  {"fp16", 2}, {"bf16", 2}, {"fp32", 4}, {"fp64", 8},
-};
-#define RT_NPARAM_KINDS (sizeof rt_param_kinds / sizeof *rt_param_kinds)
-
-const char *rt_param_kind_name(tlc_param_kind k) {
-  return (unsigned)k < RT_NPARAM_KINDS ? rt_param_kinds[k].name : "?";
-}
-
-size_t rt_param_kind_size(tlc_param_kind k) {
-  return (unsigned)k < RT_NPARAM_KINDS ? rt_param_kinds[k].size : 0;
-}
-
 /* ---- the repro file ------------------------------------------------------------------- */
 
 /* The arch named by the PTX's .target line ("sm_90a"), else the device's. */
@@ -259,15 +241,6 @@ void rt_kernels_release_all(tlc_runtime *rt) {
 
 /* ---- the ahead-of-time path ------------------------------------------------------------ */
 
-static int rt_param_kind_from_name(const char *s, tlc_param_kind *out) {
-  for (size_t i = 0; s && i < RT_NPARAM_KINDS; i++)
-    if (!strcmp(s, rt_param_kinds[i].name)) {
-      *out = (tlc_param_kind)i;
-      return 0;
-    }
-  return -1;
-}
-
 tlc_status tlc_kernel_from_ptx(tlc_runtime *rt, const char *ptx, const char *symbol,
                                int num_warps, int shared_bytes, const tlc_param_desc *params,
                                int nparams, tlc_kernel **out) {
@@ -297,7 +270,7 @@ tlc_status tlc_kernel_from_ptx(tlc_runtime *rt, const char *ptx, const char *sym
   }
   for (int i = 0; i < nparams; i++) {
     tlc_param_kind kind;
-    if (rt_param_kind_from_name(params[i].type, &kind) != 0) {
+    if (tlc_param_kind_parse(params[i].type, &kind) != 0) {
       rt_meta_free(&m);
       return rt_fail(rt, TLC_ERR_INVALID,
                      "tlc_kernel_from_ptx: kernel '%s' parameter %d ('%s') has unknown type '%s' "

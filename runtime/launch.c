@@ -126,8 +126,8 @@ static tlc_status rt_pack_arg(tlc_kernel *k, int i, const tlc_arg *a, unsigned c
       return rt_fail(k->rt, TLC_ERR_ARGS,
                      "kernel '%s' parameter %d ('%s') is %s but argument %d is %s %" PRId64
                      ", which does not fit",
-                     k->name, i, p->name, rt_param_kind_name(p->kind), i, rt_arg_kind_name(ak), sv);
-    switch (rt_param_kind_size(p->kind)) {
+                     k->name, i, p->name, tlc_param_kind_name(p->kind), i, rt_arg_kind_name(ak), sv);
+    switch (tlc_param_kind_size(p->kind)) {
     case 1: { int8_t v = (int8_t)sv; memcpy(slot, &v, 1); break; }
     case 2: { int16_t v = (int16_t)sv; memcpy(slot, &v, 2); break; }
     case 4: { int32_t v = (int32_t)sv; memcpy(slot, &v, 4); break; }
@@ -144,8 +144,8 @@ static tlc_status rt_pack_arg(tlc_kernel *k, int i, const tlc_arg *a, unsigned c
       return rt_fail(k->rt, TLC_ERR_ARGS,
                      "kernel '%s' parameter %d ('%s') is %s but argument %d is %s %" PRIu64
                      ", which does not fit",
-                     k->name, i, p->name, rt_param_kind_name(p->kind), i, rt_arg_kind_name(ak), uv);
-    switch (rt_param_kind_size(p->kind)) {
+                     k->name, i, p->name, tlc_param_kind_name(p->kind), i, rt_arg_kind_name(ak), uv);
+    switch (tlc_param_kind_size(p->kind)) {
     case 1: { uint8_t v = (uint8_t)uv; memcpy(slot, &v, 1); break; }
     case 2: { uint16_t v = (uint16_t)uv; memcpy(slot, &v, 2); break; }
     case 4: { uint32_t v = (uint32_t)uv; memcpy(slot, &v, 4); break; }
@@ -154,7 +154,7 @@ static tlc_status rt_pack_arg(tlc_kernel *k, int i, const tlc_arg *a, unsigned c
     return TLC_OK;
   }
   return rt_fail(k->rt, TLC_ERR_ARGS, "kernel '%s' parameter %d ('%s') is %s but argument %d is %s",
-                 k->name, i, p->name, rt_param_kind_name(p->kind), i, rt_arg_kind_name(ak));
+                 k->name, i, p->name, tlc_param_kind_name(p->kind), i, rt_arg_kind_name(ak));
 }
 
 /* "x_ptr: ptr, n: i32" into buf, for the argument-count message. */
@@ -163,7 +163,7 @@ static void rt_describe_params(const tlc_kernel *k, char *buf, size_t len) {
   buf[0] = 0;
   for (int i = 0; i < k->meta.nparams && n < len; i++) {
     int w = snprintf(buf + n, len - n, "%s%s: %s", i ? ", " : "", k->meta.params[i].name,
-                     rt_param_kind_name(k->meta.params[i].kind));
+                     tlc_param_kind_name(k->meta.params[i].kind));
     if (w < 0) break;
     n += (size_t)w;
   }

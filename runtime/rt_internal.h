@@ -17,7 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compiler/tlc_compiler.h" /* tlc_param_kind, tlc_tma_recipe only: the loader calls nothing in it */
 #include "runtime/cuda_driver.h"
 #include "runtime/tlc_runtime.h"
 
@@ -161,10 +160,6 @@ tlc_status rt_kernel_load(tlc_runtime *rt, RtKernelMeta *meta, const char *name,
                           double compile_ms, tlc_kernel **out);
 /* Unload and free every kernel of rt (runtime close). */
 void rt_kernels_release_all(tlc_runtime *rt);
-/* "ptr", "i32", "fp16", ... and the bytes the driver copies, without
- * calling into the compiler library. */
-const char *rt_param_kind_name(tlc_param_kind k);
-size_t rt_param_kind_size(tlc_param_kind k);
 char *rt_strdup(const char *s);
 
 /* ---- jit.c -------------------------------------------------------------------- */

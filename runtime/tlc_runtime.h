@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "support/tlc_param_kinds.h" /* tlc_param_kind, its names and sizes */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -71,8 +73,8 @@ int tlc_device_sm_count(const tlc_runtime *rt);
 /* ---- kernels --------------------------------------------------------------- */
 
 typedef struct tlc_kernel_options {
-  int num_warps;                 /* 0 = 4; a power of two, 1..32 */
-  int num_stages;                /* 0 = 3; software-pipelining depth */
+  int num_warps;                 /* 0 = the compiler's default (4); a power of two, 1..32 */
+  int num_stages;                /* 0 = the compiler's default (3); 1..16 (pipelining depth) */
   const char *arch;              /* NULL = the device's own */
   const char *const *constexprs; /* "NAME=VALUE" strings */
   int nconstexprs;
@@ -96,8 +98,9 @@ tlc_status tlc_kernel_from_source(tlc_runtime *rt, const char *source, const cha
                                   const tlc_kernel_options *opt, tlc_kernel **out);
 
 /* One runtime parameter of a kernel loaded from PTX: its name (used in
- * messages) and type, one of "ptr", "i1", "i8", "i16", "i32", "i64", "u8",
- * "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64". */
+ * messages) and type, the name of a tlc_param_kind: "ptr", "i1", "i8",
+ * "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32",
+ * "fp64" (support/tlc_param_kinds.h lists them with their sizes). */
 typedef struct tlc_param_desc {
   const char *name;
   const char *type;

@@ -1,8 +1,8 @@
 /* support.h — the small utilities every other folder uses.
  *
  * Owns: the arena allocator (all compiler memory comes from an arena and is
- * freed in one call), growable vectors, a string builder, and source
- * locations.  Owns nothing about the language or the GPU.
+ * freed in one call), growable vectors, a string builder, source locations
+ * and the diagnostics engine every stage reports through.  Owns nothing about the language or the GPU.
  *
  * Convention: functions are prefixed by their file: arena_, vec_/VEC_, sb_.
  * Out-of-memory aborts with a message: there is no sensible recovery inside a
@@ -95,5 +95,74 @@ char *read_file(const char *path, size_t *len_out, const char **err);
 
 /* 64-bit FNV-1a, for cache keys and interning. */
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+
+/* ---- clock.c ------------------------------------------------------------- */
+
+/* Milliseconds on a monotonic clock (differences only). */
+double clock_ms(void);
+
+/* ---- diag.c: located diagnostics ----------------------------------------
+ * "file:line:col: error: message", the source line, and a caret under the
+ * offending span, as C compilers print them.  One DiagEngine collects the
+ * diagnostics of one compilation into a buffer (the CLI prints it; the
+ * runtime returns it as the error message), counts errors and stops
+ * recording after a cap.  Every stage reports through it: the frontend and
+ * specialization (user errors), the passes, the verifier and codegen
+ * (internal errors, with the offending op as a note).  Library code never
+ * prints directly and never exits. */
+
+typedef struct SourceText {
+  const char *path;  /* as shown in messages */
+  const char *text;  /* whole file, NUL-terminated; not owned */
+} SourceText;
+
+typedef struct DiagEngine {
+  StrBuf out;              /* everything reported so far */
+  int nerrors, nwarnings;
+  int ninternal;           /* of the errors, internal compiler errors (bugs in tlc) */
+  bool color;              /* ANSI colors and bold, as GCC and clang use on a terminal */
+  int max_errors;          /* stop recording after this many (default 20) */
+  /* An error identical to one already reported (same place, same words: an
+   * unrolled loop repeating a mistake) is not shown again, nor its notes;
+   * `nrepeats` counts them so evaluation can stop. */
+  unsigned long long seen[32];  /* hashes of the errors reported */
+  int nseen, nrepeats;
+  bool in_repeat;               /* the last error was a repeat: drop its notes */
+  SourceText sources[16];  /* where to find source lines by path */
+  int nsources;
+} DiagEngine;
+
+void diag_init(DiagEngine *d);
+void diag_free(DiagEngine *d);
+/* Register a source text so messages about `path` can show its lines. */
+void diag_add_source(DiagEngine *d, const char *path, const char *text);
+
+void diag_error(DiagEngine *d, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_warning(DiagEngine *d, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A note attached to the previous error ("note: BLOCK is declared here"). */
+void diag_note(DiagEngine *d, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_verror(DiagEngine *d, const char *kind, Loc loc, const char *fmt, va_list ap);
+
+/* An internal compiler error — a bug in tlc, not in the kernel — about the
+ * code at `loc` (an op's location; {0} when none): "file:line:col:
+ * internal compiler error: ...", the source line and caret like any error,
+ * then `detail` (the op being compiled, a verifier report; NULL = none) as
+ * a note.  Counted in nerrors and ninternal. */
+void diag_internal(DiagEngine *d, Loc loc, const char *detail, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_vinternal(DiagEngine *d, Loc loc, const char *detail, const char *fmt, va_list ap);
+
+/* An error with no location (driver-level: bad option, unreadable file). */
+void diag_plain(DiagEngine *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static inline bool diag_has_errors(const DiagEngine *d) { return d->nerrors > 0; }
+/* Nothing more would be shown: past the error cap, or many repeats. */
+static inline bool diag_saturated(const DiagEngine *d) {
+  return d->nerrors > d->max_errors || d->nrepeats > 100;
+}
 
 #endif

@@ -1,111 +1,416 @@
-/* tlc.c — the command line:
+/* tlc.c — the command line, parsed as a C compiler's is (getopt_long):
  *
- *   tlc compile FILE --kernel NAME --signature SIG [--constexpr NAME=V]...
- *       [--emit ast|tir|tir-spec|llvm|ptx] [-o OUT] [--arch sm_90a]
- *       [--num-warps N] [--num-stages N] [--dump-after PASS] [--verify-each]
+ *   tlc compile FILE [--kernel=NAME] [--signature=SIG] [-C NAME=V]... [--emit=KIND]
+ *                    [-o OUT] [--arch=ARCH] [--num-warps=N] [--num-stages=N] [-ON] ...
+ *   tlc opt FILE.tir [--pass=NAME[,NAME]]... [--split-input-file] [-o OUT]
+ *   tlc autotune FILE [--kernel=NAME] [--arch=ARCH]
  *   tlc --help | --version
  *
- * Owns option parsing and file I/O only; compilation is tlc_compile().
- * Exit status: 0 success, 1 an error in the input (diagnostics on stderr),
- * 2 a usage error, 3 an internal compiler error. */
+ * Long options take their value after '=' or as the next argument, short
+ * ones attached or next (-O2, -o out.ptx); options and operands mix in any
+ * order and `--` ends the options; FILE `-` is stdin and `-o -` stdout.
+ *
+ * Owns option parsing, the help text (from the one option table below,
+ * which docs/cli.md mirrors: tests/cli/help_matches_docs.sh compares them),
+ * file I/O, colors and --time.  Compilation is the library's (tlc_compile,
+ * tlc_opt_ir); so are the options' defaults and limits.  Exit status: 0
+ * success, 1 an error in the input (diagnostics on stderr), 2 a usage
+ * error, 3 an internal compiler error. */
 #include "compiler/tlc_compiler.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-static const char usage[] =
-    "usage: tlc compile FILE [options]\n"
-    "       tlc autotune FILE [--kernel NAME] [--arch ARCH]\n"
-    "       tlc --help | --version\n"
-    "\n"
-    "Compile a kernel of a .tile file (the Triton kernel language) to PTX.\n"
-    "\n"
-    "options:\n"
-    "  --kernel NAME        the @jit function to compile (default: the only one)\n"
-    "  --signature SIG      parameter types and constexpr values in Triton's AOT form,\n"
-    "                       e.g. \"*fp32:16,*fp32:16,i32,1024\" (a value fills a\n"
-    "                       constexpr parameter; ':16' = 16-byte aligned pointer or\n"
-    "                       integer divisible by 16; '1' specializes to the value 1)\n"
-    "  --constexpr NAME=V   give a constexpr parameter by name (repeatable)\n"
-    "  --emit KIND          ast | tir | tir-spec | llvm | ptx (default ptx)\n"
-    "  -o FILE              write the output to FILE (default: stdout)\n"
-    "  --arch ARCH          sm_90a (default), sm_90, sm_80, ...\n"
-    "  --num-warps N        warps per program (default 4)\n"
-    "  --num-stages N       software-pipelining depth (default 3)\n"
-    "  --dump-after PASS    print the tile IR after PASS to stderr\n"
-    "  --verify-each        verify the IR after every pass\n"
-    "  -O N                 LLVM optimisation level 0-3 (default 3)\n"
-    "  --help, --version\n"
-    "\n"
-    "tlc autotune prints the configs and key of a kernel's @triton.autotune\n"
-    "decorator, one config per line (NAME=VALUE ... num_warps=N num_stages=N).\n";
+/* ---- the options ------------------------------------------------------------------ */
 
-static int usage_error(const char *fmt, const char *arg) {
-  fprintf(stderr, "tlc: error: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n(run 'tlc --help' for usage)\n");
+enum { CMD_COMPILE = 1, CMD_OPT = 2, CMD_AUTOTUNE = 4, CMD_ALL = 7 };
+
+/* Long-only options get codes above the characters. */
+enum {
+  OPT_KERNEL = 256, OPT_SIGNATURE, OPT_EMIT, OPT_ARCH, OPT_NUM_WARPS, OPT_NUM_STAGES,
+  OPT_DUMP_AFTER, OPT_VERIFY_EACH, OPT_COLOR, OPT_TIME, OPT_PASS, OPT_SPLIT, OPT_VERSION,
+};
+
+typedef struct CliOption {
+  const char *name;   /* long name; NULL for a short-only option */
+  int code;           /* the short letter, or an OPT_ code */
+  int has_arg;        /* no_argument, required_argument, optional_argument */
+  const char *value;  /* the value's name in the help ("N", "[=WHEN]") */
+  unsigned commands;  /* CMD_ bits of the commands that take it */
+  const char *help;
+} CliOption;
+
+static const CliOption cli_options[] = {
+    {"kernel", OPT_KERNEL, required_argument, "NAME", CMD_COMPILE | CMD_AUTOTUNE,
+     "the @jit function (default: the only one)"},
+    {"signature", OPT_SIGNATURE, required_argument, "SIG", CMD_COMPILE,
+     "parameter types and constexpr values in Triton's AOT form, e.g. \"*fp32:16,i32,1024\""},
+    {"constexpr", 'C', required_argument, "NAME=V", CMD_COMPILE, "give a constexpr parameter by name (repeatable)"},
+    {"emit", OPT_EMIT, required_argument, "KIND", CMD_COMPILE, "ast | tir | tir-spec | llvm | ptx (default ptx)"},
+    {"output", 'o', required_argument, "FILE", CMD_ALL & ~CMD_AUTOTUNE, "write the output to FILE ('-': stdout, the default)"},
+    {"arch", OPT_ARCH, required_argument, "ARCH", CMD_ALL,
+     "sm_90a (default), sm_90, sm_89, sm_86, sm_80, ..."},
+    {"num-warps", OPT_NUM_WARPS, required_argument, "N", CMD_COMPILE, "warps per program: 1, 2, 4 (default), 8, 16, 32"},
+    {"num-stages", OPT_NUM_STAGES, required_argument, "N", CMD_COMPILE | CMD_OPT,
+     "software-pipelining depth, 1 to 16 (default 3)"},
+    {"opt-level", 'O', optional_argument, "[=N]", CMD_COMPILE,
+     "LLVM optimisation level 0-3: -O2, --opt-level=2 (default 3; -O alone is -O1)"},
+    {"pass", OPT_PASS, required_argument, "NAME[,NAME]", CMD_OPT, "run these passes, in order (repeatable)"},
+    {"split-input-file", OPT_SPLIT, no_argument, NULL, CMD_OPT,
+     "treat each part between '// -----' lines as a module of its own"},
+    {"dump-after", OPT_DUMP_AFTER, required_argument, "PASS", CMD_COMPILE | CMD_OPT,
+     "print the tile IR after each run of PASS to stderr"},
+    {"verify-each", OPT_VERIFY_EACH, no_argument, NULL, CMD_COMPILE, "verify the IR after every pass (tlc opt always does)"},
+    {"color", OPT_COLOR, optional_argument, "[=WHEN]", CMD_ALL,
+     "color diagnostics: auto (default: on a terminal, unless NO_COLOR is set), always, never"},
+    {"time", OPT_TIME, no_argument, NULL, CMD_COMPILE | CMD_OPT, "print the time each stage took to stderr"},
+    {"help", 'h', no_argument, NULL, CMD_ALL, "print this help and exit"},
+    {"version", OPT_VERSION, no_argument, NULL, CMD_ALL, "print the version and exit"},
+};
+enum { NOPTIONS = sizeof cli_options / sizeof cli_options[0] };
+
+static const struct {
+  const char *name;
+  unsigned bit;
+  const char *usage;
+} commands[] = {
+    {"compile", CMD_COMPILE, "tlc compile FILE [options]   compile a kernel of a .tile file"},
+    {"opt", CMD_OPT, "tlc opt FILE.tir [options]   run passes on tile IR (as --emit tir prints it)"},
+    {"autotune", CMD_AUTOTUNE, "tlc autotune FILE [options]  print a kernel's @triton.autotune configs"},
+};
+
+static void print_help(FILE *out, unsigned cmd) {
+  fputs("usage: ", out);
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (commands[i].bit & cmd) fprintf(out, "%s%s\n", i && cmd == CMD_ALL ? "       " : "", commands[i].usage);
+  if (cmd == CMD_ALL) fputs("       tlc --help | --version\n", out);
+  fputs("\noptions:\n", out);
+  for (int i = 0; i < NOPTIONS; i++) {
+    const CliOption *o = &cli_options[i];
+    if (!(o->commands & cmd)) continue;
+    char left[64];
+    const char *sep = o->has_arg == required_argument ? "=" : "";
+    if (o->code < 256)
+      snprintf(left, sizeof left, "-%c, --%s%s%s", o->code, o->name, o->value ? sep : "", o->value ? o->value : "");
+    else
+      snprintf(left, sizeof left, "--%s%s%s", o->name, o->value ? sep : "", o->value ? o->value : "");
+    fprintf(out, "  %-28s %s", left, o->help);
+    if (cmd == CMD_ALL && o->commands != CMD_ALL) {
+      fputs(" [", out);
+      for (size_t c = 0, n = 0; c < sizeof commands / sizeof commands[0]; c++)
+        if (o->commands & commands[c].bit) fprintf(out, "%s%s", n++ ? ", " : "", commands[c].name);
+      fputc(']', out);
+    }
+    fputc('\n', out);
+  }
+  if (cmd & CMD_OPT) {
+    fputs("\npasses (tlc opt --pass):\n", out);
+    const char *name, *summary;
+    for (int i = 0; tlc_pass_info(i, &name, &summary) == 0; i++) fprintf(out, "  %-28s %s\n", name, summary);
+  }
+  if (cmd & CMD_AUTOTUNE)
+    fputs("\ntlc autotune prints the configs and key of a kernel's @triton.autotune\n"
+          "decorator, one config per line (NAME=VALUE ... num_warps=N num_stages=N).\n", out);
+  fputs("\nExit status: 0 success, 1 an error in the input, 2 a usage error, 3 an internal error.\n", out);
+}
+
+/* ---- the state of one run ------------------------------------------------------------ */
+
+typedef struct Cli {
+  unsigned cmd;
+  const char *file, *out_path;
+  tlc_compile_options opt;
+  tlc_constexpr_def *cdefs;
+  int ncdefs;
+  char *passes;          /* tlc opt: the --pass lists joined with ',' (heap) */
+  bool split, time, color;
+  const char *color_when;
+} Cli;
+
+/* Colors for tlc's own messages and the library's diagnostics: --color, else
+ * on a terminal unless NO_COLOR is set to anything (no-color.org) or TERM
+ * is dumb. */
+static bool want_color(const char *when) {
+  if (when && !strcmp(when, "always")) return true;
+  if (when && !strcmp(when, "never")) return false;
+  const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+  if (no && *no) return false;
+  if (term && !strcmp(term, "dumb")) return false;
+  return isatty(STDERR_FILENO);
+}
+
+/* "tlc: error: MESSAGE" on stderr, colored as the diagnostics are. */
+static void verror(const Cli *c, const char *fmt, va_list ap) {
+  fputs(c && c->color ? "\033[1mtlc: \033[1;31merror:\033[0m " : "tlc: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
+
+__attribute__((format(printf, 2, 3))) static void cli_error(const Cli *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  verror(c, fmt, ap);
+  va_end(ap);
+}
+
+/* A mistake on the command line: the message, a hint, exit status 2. */
+__attribute__((format(printf, 2, 3))) static int usage_error(const Cli *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  verror(c, fmt, ap);
+  va_end(ap);
+  fputs("(run 'tlc --help' for usage)\n", stderr);
   return 2;
 }
 
-static int parse_int(const char *s, int lo, int hi, int *out) {
+static int parse_int(const char *s, int *out) {
   char *end;
   errno = 0;
   long v = strtol(s, &end, 10);
-  if (errno || *s == 0 || *end != 0 || v < lo || v > hi) return -1;
+  if (errno || *s == 0 || *end != 0 || v < -1000000 || v > 1000000) return -1;
   *out = (int)v;
   return 0;
 }
 
+static const CliOption *find_option(int code) {
+  for (int i = 0; i < NOPTIONS; i++)
+    if (cli_options[i].code == code) return &cli_options[i];
+  return NULL;
+}
+
+/* One option of the command; 0, 2 after a usage error, or -1 to exit 0
+ * (--help, --version). */
+static int take_option(Cli *c, int code, const char *arg) {
+  const CliOption *o = find_option(code);
+  if (o && !(o->commands & c->cmd))
+    return usage_error(c, "--%s is not an option of 'tlc %s'", o->name,
+                       c->cmd == CMD_OPT ? "opt" : c->cmd == CMD_AUTOTUNE ? "autotune" : "compile");
+  switch (code) {
+  case OPT_KERNEL: c->opt.kernel = arg; break;
+  case OPT_SIGNATURE: c->opt.signature = arg; break;
+  case OPT_ARCH: c->opt.arch = arg; break;
+  case OPT_DUMP_AFTER: c->opt.dump_after = arg; break;
+  case OPT_VERIFY_EACH: c->opt.verify_each = true; break;
+  case OPT_SPLIT: c->split = true; break;
+  case OPT_TIME: c->time = true; break;
+  case 'o': c->out_path = arg; break;
+  case 'C': {
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) return usage_error(c, "--constexpr expects NAME=VALUE, got '%s'", arg);
+    c->cdefs[c->ncdefs++] = (tlc_constexpr_def){strndup(arg, (size_t)(eq - arg)), eq + 1};
+    break;
+  }
+  case OPT_EMIT: {
+    static const char *const kinds[] = {"ast", "tir", "tir-spec", "llvm", "ptx"};
+    static const tlc_emit emits[] = {TLC_EMIT_AST, TLC_EMIT_TIR, TLC_EMIT_TIR_SPEC, TLC_EMIT_LLVM, TLC_EMIT_PTX};
+    size_t k = 0;
+    while (k < 5 && strcmp(kinds[k], arg)) k++;
+    if (k == 5) return usage_error(c, "unknown --emit kind '%s' (ast, tir, tir-spec, llvm, ptx)", arg);
+    c->opt.emit = emits[k];
+    break;
+  }
+  case OPT_NUM_WARPS: case OPT_NUM_STAGES: case 'O': {
+    int *dst = code == 'O' ? &c->opt.opt_level : code == OPT_NUM_WARPS ? &c->opt.num_warps : &c->opt.num_stages;
+    if (code == 'O' && !arg) arg = "1";
+    if (parse_int(arg, dst)) return usage_error(c, "%s expects a number, got '%s'", code == 'O' ? "-O" : o->name, arg);
+    break;
+  }
+  case OPT_PASS: {
+    size_t n = c->passes ? strlen(c->passes) : 0;
+    c->passes = realloc(c->passes, n + strlen(arg) + 2);
+    snprintf(c->passes + n, strlen(arg) + 2, "%s%s", n ? "," : "", arg);
+    break;
+  }
+  case OPT_COLOR:
+    if (arg && strcmp(arg, "auto") && strcmp(arg, "always") && strcmp(arg, "never"))
+      return usage_error(c, "--color expects auto, always or never, got '%s'", arg);
+    c->color_when = arg ? arg : "always";
+    c->color = want_color(c->color_when);
+    break;
+  case 'h': print_help(stdout, c->cmd); return -1;
+  case OPT_VERSION: printf("tlc %s\n", TLC_VERSION_STRING); return -1;
+  default: return usage_error(c, "internal: unhandled option %d", code);
+  }
+  return 0;
+}
+
+/* getopt_long over argv[1..]: the command's options and its one operand. */
+static int parse_args(Cli *c, int argc, char **argv) {
+  struct option longopts[NOPTIONS + 1];
+  char shortopts[64] = ":"; /* ':' first: a missing value is ':', not '?' */
+  size_t ns = 1;
+  for (int i = 0; i < NOPTIONS; i++) {
+    const CliOption *o = &cli_options[i];
+    longopts[i] = (struct option){o->name, o->has_arg, NULL, o->code};
+    if (o->code < 256) {
+      shortopts[ns++] = (char)o->code;
+      if (o->has_arg != no_argument) shortopts[ns++] = ':';
+      if (o->has_arg == optional_argument) shortopts[ns++] = ':';
+    }
+  }
+  shortopts[ns] = 0;
+  longopts[NOPTIONS] = (struct option){0};
+  opterr = 0;
+  optind = 1;
+  int code;
+  while ((code = getopt_long(argc - 1, argv + 1, shortopts, longopts, NULL)) != -1) {
+    const char *bad = argv[optind];
+    if (code == '?') return usage_error(c, "unknown option '%s'", optopt ? (char[]){'-', (char)optopt, 0} : bad);
+    if (code == ':') return usage_error(c, "option '%s' needs a value", bad);
+    int rc = take_option(c, code, optarg);
+    if (rc) return rc;
+  }
+  for (int i = optind + 1; i < argc; i++) {
+    if (c->file) return usage_error(c, "more than one input file ('%s' and '%s')", c->file, argv[i]);
+    c->file = argv[i];
+  }
+  if (!c->file) return usage_error(c, "no input file");
+  return 0;
+}
+
+/* ---- files ------------------------------------------------------------------------------ */
+
+/* The whole of `path` ("-": stdin), NUL-terminated; NULL with *err set. */
 static char *slurp(const char *path, const char **err) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
   if (!f) {
     *err = strerror(errno);
     return NULL;
   }
-  size_t cap = 1 << 16, len = 0;
+  size_t cap = 1 << 16, len = 0, n;
   char *buf = malloc(cap);
-  size_t n;
   while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
     len += n;
     if (cap - len < 2) buf = realloc(buf, cap *= 2);
   }
-  if (!buf || ferror(f)) {
-    *err = buf ? strerror(errno) : "out of memory";
+  bool bad = !buf || ferror(f);
+  *err = buf ? strerror(errno) : "out of memory";
+  if (f != stdin) fclose(f);
+  if (!bad && memchr(buf, 0, len)) *err = "file contains NUL bytes (not a text file)", bad = true;
+  if (bad) {
     free(buf);
-    fclose(f);
     return NULL;
   }
-  fclose(f);
   buf[len] = 0;
-  if (memchr(buf, 0, len)) {
-    *err = "file contains NUL bytes (not a text file)";
-    free(buf);
-    return NULL;
-  }
   return buf;
 }
 
-static int autotune_main(int argc, char **argv) {
-  const char *file = NULL, *kernel = NULL, *arch = "sm_90a";
-  for (int i = 2; i < argc; i++) {
-    if (!strcmp(argv[i], "--kernel") && i + 1 < argc) kernel = argv[++i];
-    else if (!strcmp(argv[i], "--arch") && i + 1 < argc) arch = argv[++i];
-    else if (argv[i][0] == '-') return usage_error("unknown or incomplete option '%s'", argv[i]);
-    else if (!file) file = argv[i];
-    else return usage_error("more than one input file ('%s')", argv[i]);
+/* Write `text` to `path` ("-" or NULL: stdout).  A regular file (or a new
+ * one) is written to a temporary file beside it and renamed over it, so a
+ * failed write never leaves a truncated artifact where a good one was.
+ * Anything else that exists (/dev/null, a FIFO, a terminal) is opened and
+ * written in place: renaming over it would replace a device node. */
+static int write_output(const Cli *c, const char *path, const char *text) {
+  size_t len = strlen(text);
+  if (!path || !strcmp(path, "-")) {
+    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+      cli_error(c, "cannot write to stdout: %s", strerror(errno));
+      return 1;
+    }
+    return 0;
   }
-  if (!file) return usage_error("%s", "no input file");
-  const char *err = NULL;
-  char *source = slurp(file, &err);
-  if (!source) {
-    fprintf(stderr, "tlc: error: cannot read '%s': %s\n", file, err);
-    return 1;
+  struct stat st;
+  bool in_place = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+  char *tmp = NULL;
+  if (!in_place) {
+    size_t n = strlen(path) + 32;
+    tmp = malloc(n);
+    snprintf(tmp, n, "%s.tmp%d", path, (int)getpid());
   }
+  FILE *out = fopen(in_place ? path : tmp, "wb");
+  int bad = !out;
+  if (out) {
+    bad |= fwrite(text, 1, len, out) != len;
+    bad |= fclose(out) != 0;
+  }
+  if (!bad && tmp) bad = rename(tmp, path) != 0;
+  if (bad) {
+    cli_error(c, "cannot write '%s': %s", path, strerror(errno));
+    if (tmp) remove(tmp);
+  }
+  free(tmp);
+  return bad;
+}
+
+/* ---- the commands ------------------------------------------------------------------------ */
+
+static int exit_status(tlc_compile_status st) {
+  return st == TLC_COMPILE_OK ? 0 : st == TLC_COMPILE_ERROR ? 1 : 3;
+}
+
+/* Diagnostics and the --dump-after output to stderr; --time's table. */
+static void report(const Cli *c, const tlc_compile_result *res) {
+  if (res->diagnostics && *res->diagnostics) fputs(res->diagnostics, stderr);
+  if (res->dump) fputs(res->dump, stderr);
+  if (!c->time) return;
+  fprintf(stderr, "tlc: time per stage (ms):\n");
+  for (int s = 0; s < TLC_STAGE__COUNT; s++) {
+    if (res->stage_ms[s] > 0) fprintf(stderr, "  %-14s %9.3f\n", tlc_stage_name((tlc_stage)s), res->stage_ms[s]);
+    else fprintf(stderr, "  %-14s %9s\n", tlc_stage_name((tlc_stage)s), "-");
+  }
+  fprintf(stderr, "  %-14s %9.3f\n", "total", res->compile_ms);
+}
+
+static int compile_main(Cli *c, const char *source) {
+  c->opt.constexprs = c->cdefs;
+  c->opt.nconstexprs = c->ncdefs;
+  tlc_compile_result res;
+  tlc_compile_status st = tlc_compile(strcmp(c->file, "-") ? c->file : "<stdin>", source, &c->opt, &res);
+  report(c, &res);
+  int rc = exit_status(st);
+  if (st == TLC_COMPILE_OK && write_output(c, c->out_path, res.text) != 0) rc = 1;
+  tlc_compile_result_free(&res);
+  return rc;
+}
+
+/* tlc opt: the whole file, or (--split-input-file) each part between
+ * "// -----" lines as its own module: the text up to the part's end with
+ * the parts before it blanked, so that line numbers stay the file's; the
+ * outputs joined by "// -----". */
+static int opt_main(Cli *c, const char *text) {
+  const char *path = strcmp(c->file, "-") ? c->file : "<stdin>";
+  size_t len = strlen(text);
+  char *part = malloc(len + 1);
+  char *out = calloc(1, 1);
+  size_t outlen = 0;
+  int rc = 0;
+  for (const char *start = text; start;) {
+    const char *end = NULL;
+    if (c->split)
+      for (const char *q = start; (q = strstr(q, "// -----")) != NULL; q++)
+        if (q == text || q[-1] == '\n') { end = q; break; }
+    size_t n = end ? (size_t)(end - text) : len;
+    for (size_t i = 0; i < n; i++) part[i] = text + i >= start || text[i] == '\n' ? text[i] : ' ';
+    part[n] = 0;
+    tlc_compile_result res;
+    tlc_compile_status st = tlc_opt_ir(path, part, c->passes, &c->opt, &res);
+    report(c, &res);
+    if (exit_status(st) > rc) rc = exit_status(st);
+    if (res.text) {
+      const char *sep = outlen ? "// -----\n" : "";
+      out = realloc(out, outlen + strlen(sep) + strlen(res.text) + 1);
+      outlen += (size_t)sprintf(out + outlen, "%s%s", sep, res.text);
+    }
+    tlc_compile_result_free(&res);
+    start = end ? strchr(end, '\n') : NULL;
+    if (start) start++;
+  }
+  if (rc == 0 && write_output(c, c->out_path, out) != 0) rc = 1;
+  free(out);
+  free(part);
+  return rc;
+}
+
+static int autotune_main(Cli *c, const char *source) {
   tlc_tune_info info;
-  tlc_compile_status st = tlc_autotune_info(file, source, kernel, arch, &info);
+  tlc_compile_status st = tlc_autotune_info(c->file, source, c->opt.kernel, c->opt.arch, &info);
   if (info.diagnostics && *info.diagnostics) fputs(info.diagnostics, stderr);
   if (st == TLC_COMPILE_OK) {
     if (!info.present) printf("no autotune decorator\n");
@@ -113,144 +418,64 @@ static int autotune_main(int argc, char **argv) {
     for (int i = 0; i < info.nkeys; i++) printf(" %s", info.keys[i]);
     printf("\n");
     for (int i = 0; i < info.nconfigs; i++) {
-      const tlc_tune_config *c = &info.configs[i];
-      for (int j = 0; j < c->nconstexprs; j++) printf("%s=%s ", c->constexprs[j].name, c->constexprs[j].value);
-      printf("num_warps=%d num_stages=%d\n", c->num_warps, c->num_stages);
+      const tlc_tune_config *tc = &info.configs[i];
+      for (int j = 0; j < tc->nconstexprs; j++) printf("%s=%s ", tc->constexprs[j].name, tc->constexprs[j].value);
+      printf("num_warps=%d num_stages=%d\n", tc->num_warps, tc->num_stages);
     }
   }
   tlc_tune_info_free(&info);
+  return exit_status(st);
+}
+
+/* The command's checks of what the library would refuse, as usage errors. */
+static int check_options(Cli *c) {
+  char why[200];
+  tlc_compile_options o = c->opt;
+  o.constexprs = c->cdefs, o.nconstexprs = c->ncdefs;
+  if (tlc_compile_options_check(&o, why, sizeof why) != 0) return usage_error(c, "%s", why);
+  return 0;
+}
+
+static int run(Cli *c, int argc, char **argv) {
+  int rc = parse_args(c, argc, argv);
+  if (rc) return rc < 0 ? 0 : rc;
+  c->opt.color = c->color;
+  if (c->cmd != CMD_AUTOTUNE && (rc = check_options(c)) != 0) return rc;
+  const char *err = NULL;
+  char *source = slurp(c->file, &err);
+  if (!source) {
+    cli_error(c, "cannot read '%s': %s", c->file, err);
+    return 1;
+  }
+  rc = c->cmd == CMD_COMPILE ? compile_main(c, source) : c->cmd == CMD_OPT ? opt_main(c, source)
+                                                                           : autotune_main(c, source);
   free(source);
-  return st == TLC_COMPILE_OK ? 0 : 1;
+  return rc;
 }
 
 int main(int argc, char **argv) {
+  Cli c = {0};
+  c.color = want_color(NULL);
   if (argc < 2) {
-    fputs(usage, stderr);
+    print_help(stderr, CMD_ALL);
     return 2;
   }
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    fputs(usage, stdout);
+    print_help(stdout, CMD_ALL);
     return 0;
   }
   if (!strcmp(argv[1], "--version")) {
     printf("tlc %s\n", TLC_VERSION_STRING);
     return 0;
   }
-  if (!strcmp(argv[1], "autotune")) return autotune_main(argc, argv);
-  if (strcmp(argv[1], "compile") != 0) return usage_error("unknown command '%s'", argv[1]);
-
-  tlc_compile_options opt;
-  tlc_compile_options_init(&opt);
-  opt.emit = TLC_EMIT_PTX;
-  const char *file = NULL, *out_path = NULL;
-  tlc_constexpr_def *cdefs = calloc((size_t)argc, sizeof *cdefs);
-  int ncdefs = 0;
-
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i];
-#define NEED_VALUE() \
-  if (i + 1 >= argc) return usage_error("option '%s' needs a value", a)
-    if (!strcmp(a, "--help")) {
-      fputs(usage, stdout);
-      return 0;
-    } else if (!strcmp(a, "--kernel")) {
-      NEED_VALUE();
-      opt.kernel = argv[++i];
-    } else if (!strcmp(a, "--signature")) {
-      NEED_VALUE();
-      opt.signature = argv[++i];
-    } else if (!strcmp(a, "--constexpr") || !strcmp(a, "-C")) {
-      NEED_VALUE();
-      char *d = argv[++i], *eq = strchr(d, '=');
-      if (!eq || eq == d) return usage_error("--constexpr expects NAME=VALUE, got '%s'", d);
-      *eq = 0;
-      cdefs[ncdefs++] = (tlc_constexpr_def){d, eq + 1};
-    } else if (!strcmp(a, "--emit")) {
-      NEED_VALUE();
-      const char *k = argv[++i];
-      if (!strcmp(k, "ast")) opt.emit = TLC_EMIT_AST;
-      else if (!strcmp(k, "tir")) opt.emit = TLC_EMIT_TIR;
-      else if (!strcmp(k, "tir-spec")) opt.emit = TLC_EMIT_TIR_SPEC;
-      else if (!strcmp(k, "llvm")) opt.emit = TLC_EMIT_LLVM;
-      else if (!strcmp(k, "ptx")) opt.emit = TLC_EMIT_PTX;
-      else return usage_error("unknown --emit kind '%s' (ast, tir, tir-spec, llvm, ptx)", k);
-    } else if (!strcmp(a, "-o")) {
-      NEED_VALUE();
-      out_path = argv[++i];
-    } else if (!strcmp(a, "--arch")) {
-      NEED_VALUE();
-      opt.arch = argv[++i];
-    } else if (!strcmp(a, "--num-warps")) {
-      NEED_VALUE();
-      if (parse_int(argv[++i], 1, 32, &opt.num_warps) || (opt.num_warps & (opt.num_warps - 1)))
-        return usage_error("--num-warps expects a power of two from 1 to 32, got '%s'", argv[i]);
-    } else if (!strcmp(a, "--num-stages")) {
-      NEED_VALUE();
-      if (parse_int(argv[++i], 1, 16, &opt.num_stages))
-        return usage_error("--num-stages expects a number from 1 to 16, got '%s'", argv[i]);
-    } else if (!strcmp(a, "--dump-after")) {
-      NEED_VALUE();
-      opt.dump_after = argv[++i];
-    } else if (!strcmp(a, "--verify-each")) {
-      opt.verify_each = true;
-    } else if (!strcmp(a, "-O")) {
-      NEED_VALUE();
-      if (parse_int(argv[++i], 0, 3, &opt.opt_level))
-        return usage_error("-O expects 0, 1, 2 or 3, got '%s'", argv[i]);
-    } else if (a[0] == '-' && a[1]) {
-      return usage_error("unknown option '%s'", a);
-    } else if (!file) {
-      file = a;
-    } else {
-      return usage_error("more than one input file ('%s')", a);
-    }
-#undef NEED_VALUE
-  }
-  if (!file) return usage_error("%s", "no input file");
-  opt.constexprs = cdefs;
-  opt.nconstexprs = ncdefs;
-
-  const char *err = NULL;
-  char *source = slurp(file, &err);
-  if (!source) {
-    fprintf(stderr, "tlc: error: cannot read '%s': %s\n", file, err);
-    return 1;
-  }
-
-  tlc_compile_result res;
-  tlc_compile_status st = tlc_compile(file, source, &opt, &res);
-  if (res.diagnostics && *res.diagnostics) fputs(res.diagnostics, stderr);
-  if (res.dump) fputs(res.dump, stderr);
-  int rc = st == TLC_COMPILE_OK ? 0 : st == TLC_COMPILE_ERROR ? 1 : 3;
-  if (st == TLC_COMPILE_OK) {
-    FILE *out = stdout;
-    if (out_path && strcmp(out_path, "-") != 0) {
-      /* Write to a temporary file and rename, so a failed write never leaves
-       * a truncated artifact where a good one was. */
-      size_t n = strlen(out_path) + 16;
-      char *tmp = malloc(n);
-      snprintf(tmp, n, "%s.tmp%d", out_path, (int)getpid());
-      out = fopen(tmp, "wb");
-      if (!out) {
-        fprintf(stderr, "tlc: error: cannot write '%s': %s\n", out_path, strerror(errno));
-        rc = 1;
-      } else {
-        size_t len = strlen(res.text);
-        int bad = fwrite(res.text, 1, len, out) != len;
-        bad |= fclose(out) != 0;
-        if (bad || rename(tmp, out_path) != 0) {
-          fprintf(stderr, "tlc: error: cannot write '%s': %s\n", out_path, strerror(errno));
-          remove(tmp);
-          rc = 1;
-        }
-      }
-      free(tmp);
-    } else {
-      fputs(res.text, out);
-    }
-  }
-  tlc_compile_result_free(&res);
-  free(source);
-  free(cdefs);
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(argv[1], commands[i].name)) c.cmd = commands[i].bit;
+  if (!c.cmd) return usage_error(&c, "unknown command '%s' (compile, opt, autotune)", argv[1]);
+  tlc_compile_options_init(&c.opt);
+  c.cdefs = calloc((size_t)argc, sizeof *c.cdefs);
+  int rc = run(&c, argc, argv);
+  for (int i = 0; i < c.ncdefs; i++) free((char *)c.cdefs[i].name);
+  free(c.cdefs);
+  free(c.passes);
   return rc;
 }

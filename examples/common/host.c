@@ -175,22 +175,15 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-double ex_time_us(Ex *ex, tlc_kernel *k, const unsigned grid[3], const ExSig *sig, int warmup,
-                  int reps) {
-  for (int i = 0; i < warmup; i++)
-    ex_ok(ex, tlc_launch(k, grid[0], grid[1], grid[2], NULL, sig->args, sig->nargs), "tlc_launch (warm-up)");
-  ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after warm-up");
-  tlc_event **ev = ex_xmalloc(sizeof *ev * 2 * (size_t)reps);
+tlc_event **ex_events_create(Ex *ex, int reps) {
+  tlc_event **ev = ex_xmalloc(sizeof *ev * 2 * (size_t)(reps > 0 ? reps : 1));
   for (int i = 0; i < 2 * reps; i++) ex_ok(ex, tlc_event_create(ex->rt, &ev[i]), "tlc_event_create");
-  /* Back to back, one event pair around each launch: no host sync between
-   * runs, so the queue stays full and launch latency is hidden. */
-  for (int i = 0; i < reps; i++) {
-    ex_ok(ex, tlc_event_record(ev[2 * i], NULL), "tlc_event_record");
-    ex_ok(ex, tlc_launch(k, grid[0], grid[1], grid[2], NULL, sig->args, sig->nargs), "tlc_launch (timed)");
-    ex_ok(ex, tlc_event_record(ev[2 * i + 1], NULL), "tlc_event_record");
-  }
+  return ev;
+}
+
+double ex_events_median_us(Ex *ex, tlc_event **ev, int reps) {
   ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after timing");
-  double *t = ex_xmalloc(sizeof *t * (size_t)reps);
+  double *t = ex_xmalloc(sizeof *t * (size_t)(reps > 0 ? reps : 1));
   for (int i = 0; i < reps; i++) {
     float ms = 0;
     ex_ok(ex, tlc_event_elapsed_ms(ev[2 * i], ev[2 * i + 1], &ms), "tlc_event_elapsed_ms");
@@ -198,10 +191,26 @@ double ex_time_us(Ex *ex, tlc_kernel *k, const unsigned grid[3], const ExSig *si
   }
   for (int i = 0; i < 2 * reps; i++) tlc_event_destroy(ev[i]);
   qsort(t, (size_t)reps, sizeof *t, cmp_double);
-  double med = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+  double med = reps <= 0 ? 0 : reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
   free(t);
   free(ev);
   return med;
+}
+
+double ex_time_us(Ex *ex, tlc_kernel *k, const unsigned grid[3], const ExSig *sig, int warmup,
+                  int reps) {
+  for (int i = 0; i < warmup; i++)
+    ex_ok(ex, tlc_launch(k, grid[0], grid[1], grid[2], NULL, sig->args, sig->nargs), "tlc_launch (warm-up)");
+  ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after warm-up");
+  tlc_event **ev = ex_events_create(ex, reps);
+  /* Back to back, one event pair around each launch: no host sync between
+   * runs, so the queue stays full and launch latency is hidden. */
+  for (int i = 0; i < reps; i++) {
+    ex_ok(ex, tlc_event_record(ev[2 * i], NULL), "tlc_event_record");
+    ex_ok(ex, tlc_launch(k, grid[0], grid[1], grid[2], NULL, sig->args, sig->nargs), "tlc_launch (timed)");
+    ex_ok(ex, tlc_event_record(ev[2 * i + 1], NULL), "tlc_event_record");
+  }
+  return ex_events_median_us(ex, ev, reps);
 }
 
 /* ---- one case ------------------------------------------------------------------- */
@@ -237,6 +246,37 @@ void ex_result_error(Ex *ex, const char *label, const char *size) {
          label, size, ex->seed);
   fflush(stdout);
   ex->nfail++;
+}
+
+/* The first few elements that are wrong (off by more than 10x the bound
+ * relative to the element itself, for the diagnosis only), as DETAIL lines. */
+static void show_wrong(const char *label, const void *out, ExElem elem, const double *ref, size_t n, double tol,
+                       bool exact) {
+  int shown = 0;
+  for (size_t i = 0; i < n && shown < 8; i++) {
+    bool p;
+    double v = ex_elem_value(out, elem, i, &p);
+    bool bad = p || !isfinite(v) ||
+               (exact ? !ex_elem_bits_equal(out, elem, i, ref[i]) : fabs(v - ref[i]) > 10 * tol * fabs(ref[i]));
+    if (!bad) continue;
+    printf("DETAIL   %s [%zu] got %.9g%s want %.9g\n", label, i, v, p ? " (poison: unwritten)" : "", ref[i]);
+    shown++;
+  }
+}
+
+/* The RESULT line of one output (docs/examples.md), counted as passed or
+ * failed. */
+static bool result_line(Ex *ex, const char *label, const char *size, const ExCheck *chk, const char *tol,
+                        size_t oob, const char *stable, double t_us, double gbps) {
+  bool pass = chk->pass && oob == 0 && strcmp(stable, "no") != 0;
+  printf("RESULT kernel=%s size=%s rel_err=%.3e max_abs=%.3e tol=%s unwritten=%zu oob=%zu "
+         "stable=%s time_us=%.2f gbps=%.1f status=%s seed=%" PRIu64 "\n",
+         label, size, chk->rel_err, chk->max_abs, tol, chk->unwritten, oob, stable, t_us, gbps,
+         pass ? "PASS" : "FAIL", ex->seed);
+  fflush(stdout);
+  if (pass) ex->npass++;
+  else ex->nfail++;
+  return pass;
 }
 
 /* A launch error that leaves the context usable (bad arguments, a grid or
@@ -298,39 +338,19 @@ bool ex_run_case(Ex *ex, const ExCase *c, const ExOut *o) {
   bool stable = memcmp(again, out, out_bytes) == 0;
   free(again);
 
-  bool pass = chk.pass && oob == 0 && stable;
-  if (!pass) {
+  if (!(chk.pass && oob == 0 && stable)) {
     printf("DETAIL kernel=%s size=%s sig=%s grid=%ux%ux%u unwritten=%zu nonfinite=%zu "
            "mismatched=%zu oob_bytes=%zu stable=%s rel_err=%.3e\n",
            c->label, c->size, c->sig->text, c->grid[0], c->grid[1], c->grid[2], chk.unwritten,
            chk.nonfinite, chk.mismatched, oob, stable ? "yes" : "no", chk.rel_err);
-    /* the first few wrong elements, to see the pattern */
-    int shown = 0;
-    for (size_t i = 0; i < c->out_elems && shown < 8; i++) {
-      bool p;
-      double v = ex_elem_value(out, c->elem, i, &p);
-      /* elementwise, for the diagnosis only: off by more than 10x the
-       * bound relative to the element itself */
-      bool bad = p || !isfinite(v) ||
-                 (c->exact ? !ex_elem_bits_equal(out, c->elem, i, c->ref[i])
-                           : fabs(v - c->ref[i]) > 10 * c->tol * fabs(c->ref[i]));
-      if (!bad) continue;
-      printf("DETAIL   [%zu] got %.9g%s want %.9g\n", i, v, p ? " (poison: unwritten)" : "", c->ref[i]);
-      shown++;
-    }
+    show_wrong(c->label, out, c->elem, c->ref, c->out_elems, c->tol, c->exact);
   }
   double gbps = t_us > 0 ? c->bytes / (t_us * 1e3) : 0;
   char tol[32];
   if (c->exact) snprintf(tol, sizeof tol, "exact");
   else snprintf(tol, sizeof tol, "%.0e", c->tol);
-  printf("RESULT kernel=%s size=%s rel_err=%.3e max_abs=%.3e tol=%s unwritten=%zu oob=%zu "
-         "stable=%s time_us=%.2f gbps=%.1f status=%s seed=%" PRIu64 "\n",
-         c->label, c->size, chk.rel_err, chk.max_abs, tol, chk.unwritten, oob,
-         stable ? "yes" : "no", t_us, gbps, pass ? "PASS" : "FAIL", ex->seed);
-  fflush(stdout);
+  bool pass = result_line(ex, c->label, c->size, &chk, tol, oob, stable ? "yes" : "no", t_us, gbps);
   free(buf);
-  if (pass) ex->npass++;
-  else ex->nfail++;
   return pass;
 }
 
@@ -355,26 +375,12 @@ bool ex_report_out(Ex *ex, const char *label, const char *size, const ExOut *o, 
   size_t oob = count_guard_damage(buf, out_bytes);
   ExCheck chk = ex_check(buf + EX_GUARD, elem, ref, n, tol, false);
   const char *stable = !earlier ? "-" : memcmp(earlier, buf + EX_GUARD, out_bytes) ? "no" : "yes";
-  bool pass = chk.pass && oob == 0 && strcmp(stable, "no") != 0;
-  if (!pass) {
-    int shown = 0;
-    for (size_t i = 0; i < n && shown < 8; i++) {
-      bool p;
-      double v = ex_elem_value(buf + EX_GUARD, elem, i, &p);
-      if (!(p || !isfinite(v) || fabs(v - ref[i]) > 10 * tol * fabs(ref[i]))) continue;
-      printf("DETAIL   %s [%zu] got %.9g%s want %.9g\n", label, i, v, p ? " (poison: unwritten)" : "",
-             ref[i]);
-      shown++;
-    }
-  }
-  printf("RESULT kernel=%s size=%s rel_err=%.3e max_abs=%.3e tol=%.0e unwritten=%zu oob=%zu "
-         "stable=%s time_us=%.2f gbps=0 status=%s seed=%" PRIu64 "\n",
-         label, size, chk.rel_err, chk.max_abs, tol, chk.unwritten, oob, stable, time_us,
-         pass ? "PASS" : "FAIL", ex->seed);
-  fflush(stdout);
+  if (!(chk.pass && oob == 0 && strcmp(stable, "no") != 0))
+    show_wrong(label, buf + EX_GUARD, elem, ref, n, tol, false);
+  char tols[32];
+  snprintf(tols, sizeof tols, "%.0e", tol);
+  bool pass = result_line(ex, label, size, &chk, tols, oob, stable, time_us, 0);
   free(buf);
-  if (pass) ex->npass++;
-  else ex->nfail++;
   return pass;
 }
 

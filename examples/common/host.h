@@ -117,6 +117,14 @@ tlc_status ex_kernel(Ex *ex, const char *tile_rel, const char *name, const char 
 double ex_time_us(Ex *ex, tlc_kernel *k, const unsigned grid[3], const ExSig *sig, int warmup,
                   int reps);
 
+/* The timing tail every timed loop shares (ex_time_us, bench/'s): 2*reps
+ * events; the caller records ev[2i] and ev[2i+1] around launch i (and does
+ * whatever else between launches: an L2 flush, another input set); then
+ * ex_events_median_us waits for the device, destroys the events and returns
+ * the median per-launch time in microseconds. */
+tlc_event **ex_events_create(Ex *ex, int reps);
+double ex_events_median_us(Ex *ex, tlc_event **ev, int reps);
+
 /* ---- checking -------------------------------------------------------------- */
 
 typedef enum ExElem { EX_F32, EX_F16, EX_BF16 } ExElem;

@@ -12,7 +12,8 @@
 #                                             FUZZ_SPLIT=1 deals the
 #                                             corpus out among the fuzzers
 #
-# Seeds: every .tile of examples/ and tests/lit/, and each line of
+# Seeds: every .tile and .tir (tile IR, for the reader and the passes) of
+# examples/ and tests/lit/, and each line of
 # examples/kernels.txt as a `#fuzz:` header (kernel, signature, constexprs)
 # followed by that kernel's file.  A crash, hang (-timeout), leak or
 # sanitizer report fails the run; the input is left as WORKDIR/crash-* etc.
@@ -39,8 +40,9 @@ seeds() {
   local f i=0
   while IFS= read -r f; do
     i=$((i + 1))
-    cp "$f" "$d/$(basename "$f" .tile)-$i.tile"
-  done < <(find "$root/examples" "$root/tests/lit" -name '*.tile' | sort)
+    local base=$(basename "$f")
+    cp "$f" "$d/${base%.*}-$i.${base##*.}"
+  done < <(find "$root/examples" "$root/tests/lit" \( -name '*.tile' -o -name '*.tir' \) | sort)
   while read -r name tile kernel sig rest; do
     case "$name" in ''|\#*) continue ;; esac
     local cx=""

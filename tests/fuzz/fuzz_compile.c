@@ -9,7 +9,8 @@
  * Options.  Where the input holds a line `#fuzz: OPTIONS` or a lit line
  * `RUN: ... %tlc compile %s OPTIONS`, the first such line gives tlc's own
  * command-line options (--kernel, --signature, --constexpr/-C, --num-warps,
- * --arch, -O, --emit), so the seeds taken from tests/lit keep the signature
+ * --arch, -O, --emit; the value after '=' or attached as getopt takes it),
+ * so the seeds taken from tests/lit keep the signature
  * their RUN line gives and mutations of that line fuzz the signature parser.
  * Without a signature the harness derives one from the kernel's parameters
  * (a pointer for names with "ptr", a power of two for tl.constexpr, i32
@@ -22,6 +23,10 @@
  * to an interesting one, rename an identifier to another one of the input,
  * indent or dedent a line.  That keeps most mutants parseable, so they reach
  * specialization and the passes.
+ *
+ * An input with a line starting "func @" is tile IR instead (the .tir files
+ * of tests/lit and their mutants): it goes through tlc_opt_ir — the reader,
+ * the verifier and the default passes, as `tlc opt --pass` runs them.
  *
  * The harness only checks that tlc returns: every outcome (success, error
  * with diagnostics, internal error) is fine; a crash, a hang, a leak or a
@@ -36,8 +41,7 @@
 #include <string.h>
 
 #include "compiler/tlc_compiler.h"
-#include "frontend/ast.h"
-#include "frontend/diag.h"
+#include "frontend/frontend.h"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -99,16 +103,36 @@ static void add_constexpr(FuzzOptions *o, const char *nv) {
   o->nconstexprs++;
 }
 
+/* The value given in the word itself, as getopt_long takes it
+ * (--signature=SIG, -O2, -CBLOCK=64): split off into v; false when none. */
+static bool attached_value(char *w, char *v, size_t cap) {
+  char *eq = strchr(w, '=');
+  if (w[0] == '-' && w[1] == '-' && eq) {
+    copy_str(v, cap, eq + 1);
+    *eq = 0;
+    return true;
+  }
+  if (w[0] == '-' && (w[1] == 'O' || w[1] == 'C') && w[2]) {
+    copy_str(v, cap, w + 2);
+    w[2] = 0;
+    return true;
+  }
+  return false;
+}
+
 static void parse_option_line(FuzzOptions *o, const char *p, const char *end) {
   char w[MAX_ARG], v[MAX_ARG];
   while ((p = next_word(p, end, w, sizeof w))) {
+    bool attached = attached_value(w, v, sizeof v);
     bool takes = !strcmp(w, "--kernel") || !strcmp(w, "--signature") || !strcmp(w, "--constexpr") ||
                  !strcmp(w, "-C") || !strcmp(w, "--num-warps") || !strcmp(w, "--arch") ||
                  !strcmp(w, "-O") || !strcmp(w, "--emit");
     if (!takes) continue;
-    const char *q = next_word(p, end, v, sizeof v);
-    if (!q) return;
-    p = q;
+    if (!attached) {
+      const char *q = next_word(p, end, v, sizeof v);
+      if (!q) return;
+      p = q;
+    }
     if (!strcmp(w, "--kernel")) copy_str(o->kernel, sizeof o->kernel, v), o->has_kernel = true;
     else if (!strcmp(w, "--signature")) copy_str(o->signature, sizeof o->signature, v), o->has_sig = true;
     else if (!strcmp(w, "--constexpr") || !strcmp(w, "-C")) add_constexpr(o, v);
@@ -207,11 +231,35 @@ static void check_ice(tlc_compile_status st, const char *what, const tlc_compile
   if (!strcmp(mode, "abort")) abort();
 }
 
+/* Tile IR text: a line starting "func @" (the .tir seeds and their mutants). */
+static bool is_tile_ir(const char *src) {
+  for (const char *p = src; p; p = strchr(p, '\n')) {
+    if (*p == '\n') p++;
+    if (!strncmp(p, "func @", 6)) return true;
+  }
+  return false;
+}
+
+/* The reader and the default passes, as `tlc opt --pass` runs them. */
+static void fuzz_tile_ir(const char *src) {
+  tlc_compile_result r;
+  tlc_compile_status st =
+      tlc_opt_ir("fuzz.tir", src, "canonicalize,coalesce,assign-layouts,canonicalize,allocate-shared", NULL, &r);
+  check_ice(st, "opt", &r);
+  if (getenv("TLC_FUZZ_VERBOSE")) fprintf(stderr, "tlc_fuzz: tile IR, status=%d\n%s", (int)st, r.diagnostics);
+  tlc_compile_result_free(&r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > MAX_INPUT) return 0;
   char *src = malloc(size + 1);
   memcpy(src, data, size);
   src[size] = 0;
+  if (is_tile_ir(src)) {
+    fuzz_tile_ir(src);
+    free(src);
+    return 0;
+  }
 
   FuzzOptions o;
   read_options(src, &o);

@@ -7,7 +7,7 @@ import lit.formats
 
 config.name = "tlc"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".tile", ".test"]
+config.suffixes = [".tile", ".test", ".tir"]
 config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tlc_obj_root, "tests", "lit")

@@ -13,20 +13,10 @@
 #include <unistd.h>
 
 #include "codegen/codegen.h"
+#include "tests/unit/test_util.h"
 
-static int failures, checks, gpu_runs;
+static int gpu_runs;
 static bool verbose, have_ptxas, use_gpu;
-
-#define CHECK(cond, ...)                                          \
-  do {                                                            \
-    checks++;                                                     \
-    if (!(cond)) {                                                \
-      failures++;                                                 \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);      \
-      printf(__VA_ARGS__);                                        \
-      printf("\n");                                               \
-    }                                                             \
-  } while (0)
 
 /* ---- building IR ------------------------------------------------------------ */
 
@@ -258,8 +248,8 @@ static bool run_ptxas(const char *ptx, const char *arch, const char *name) {
 
 /* Compile for one arch; returns the PTX (caller frees) or NULL. */
 static char *compile_arch(T *t, const char *arch, const char *name, int *smem) {
-  StrBuf err;
-  sb_init(&err);
+  DiagEngine err;
+  diag_init(&err);
   StrBuf vb;
   sb_init(&vb);
   int nerr = ir_verify(t->m, true, &vb);
@@ -268,8 +258,8 @@ static char *compile_arch(T *t, const char *arch, const char *name, int *smem) {
   CgOptions opt = {.arch = arch, .opt_level = 3, .want_ptx = true, .want_llvm = verbose};
   CgResult res;
   int rc = cg_compile(t->m, &opt, &res, &err);
-  CHECK(rc == 0, "%s (%s): cg_compile failed:\n%s", name, arch, err.data ? err.data : "");
-  sb_free(&err);
+  CHECK(rc == 0, "%s (%s): cg_compile failed:\n%s", name, arch, err.out.data ? err.out.data : "");
+  diag_free(&err);
   if (rc != 0) return NULL;
   if (verbose) printf("==== %s %s\n%s\n%s\n", name, arch, res.llvm_ir, res.ptx);
   free(res.llvm_ir);
@@ -441,14 +431,14 @@ static void test_vector_add(bool masked) {
   /* -O0 still gives valid PTX */
   CgOptions o0 = {.arch = "sm_90a", .opt_level = 0, .want_ptx = true, .want_llvm = true};
   CgResult r0;
-  StrBuf e0;
-  sb_init(&e0);
-  CHECK(cg_compile(t.m, &o0, &r0, &e0) == 0, "-O0: %s", e0.data ? e0.data : "");
+  DiagEngine e0;
+  diag_init(&e0);
+  CHECK(cg_compile(t.m, &o0, &r0, &e0) == 0, "-O0: %s", e0.out.data ? e0.out.data : "");
   if (r0.ptx && have_ptxas) CHECK(run_ptxas(r0.ptx, "sm_90a", "vector_add -O0"), "-O0 ptxas");
   CHECK(r0.llvm_ir && strstr(r0.llvm_ir, "nvvm.annotations"), "-O0: LLVM IR returned");
   free(r0.ptx);
   free(r0.llvm_ir);
-  sb_free(&e0);
+  diag_free(&e0);
   static VaddData d;
   d.total = 3072;
   d.n = masked ? 2500 : 3072;
@@ -1406,13 +1396,13 @@ static void test_fp8(void) {
   store(&t, addptr(&t, splat(&t, o4, tp), offs), irb_cast(&t.b, h, tf), NULL, 4);
   ret(&t);
   /* sm_80 has no fp8 cvt: an internal error, not a crash */
-  StrBuf err;
-  sb_init(&err);
+  DiagEngine err;
+  diag_init(&err);
   CgOptions opt = {.arch = "sm_80", .opt_level = 3, .want_ptx = true};
   CgResult res;
-  CHECK(cg_compile(t.m, &opt, &res, &err) == -1 && err.data && strstr(err.data, "sm_89"),
-        "fp8 on sm_80 must be rejected: %s", err.data ? err.data : "(no message)");
-  sb_free(&err);
+  CHECK(cg_compile(t.m, &opt, &res, &err) == -1 && err.ninternal && strstr(err.out.data, "sm_89"),
+        "fp8 on sm_80 must be rejected: %s", err.out.data ? err.out.data : "(no message)");
+  diag_free(&err);
   char *ptx = compile_arch(&t, "sm_90a", "fp8", NULL);
   HAS(ptx, "cvt.rn.satfinite.e5m2x2.f32");
   HAS(ptx, "cvt.rn.satfinite.e4m3x2.f32");
@@ -1508,16 +1498,16 @@ static void test_dot_rejected(void) {
   Value *a = irb_const_float(&t.b, tf, 1.0);
   irb_op(&t.b, OP_DOT, (Value *[]){a, a, a}, 3, tf);
   ret(&t);
-  StrBuf err;
-  sb_init(&err);
+  DiagEngine err;
+  diag_init(&err);
   CgOptions opt = {.arch = "sm_90a", .opt_level = 3, .want_ptx = true};
   CgResult res;
   int rc = cg_compile(t.m, &opt, &res, &err);
   CHECK(rc == -1, "dot must fail");
-  CHECK(err.data && strstr(err.data, "internal error: FMA dot operands do not hold whole K"), "message: %s",
-        err.data ? err.data : "");
+  CHECK_CONTAINS(err.out.data, "internal compiler error: FMA dot operands do not hold whole K");
+  CHECK(err.ninternal == 1, "one internal error");
   CHECK(!res.ptx, "no PTX on failure");
-  sb_free(&err);
+  diag_free(&err);
   t_free(&t);
   /* a tensor without a layout, and a non-power-of-two shape */
   for (int k = 0; k < 2; k++) {
@@ -1527,11 +1517,11 @@ static void test_dot_rejected(void) {
     Value *x = irb_const_float(&t.b, ten(&t, DT_F32, 1, &n, bl), 1.0);
     irb_unary(&t.b, OP_EXP, x);
     ret(&t);
-    sb_init(&err);
+    diag_init(&err);
     rc = cg_compile(t.m, &opt, &res, &err);
-    CHECK(rc == -1 && err.data && strstr(err.data, k ? "powers of two" : "layout not supported"),
-          "bad tensor %d: %s", k, err.data ? err.data : "");
-    sb_free(&err);
+    CHECK(rc == -1 && err.out.data && strstr(err.out.data, k ? "powers of two" : "layout not supported"),
+          "bad tensor %d: %s", k, err.out.data ? err.out.data : "");
+    diag_free(&err);
     t_free(&t);
   }
   /* invalid IR (a value of an if region used after the if) reaches the
@@ -1547,11 +1537,11 @@ static void test_dot_rejected(void) {
   t.b = saved;
   store(&t, o, inner, NULL, 1);
   ret(&t);
-  sb_init(&err);
+  diag_init(&err);
   rc = cg_compile(t.m, &opt, &res, &err);
-  CHECK(rc == -1 && err.data && strstr(err.data, "LLVM verifier") && strstr(err.data, "define"),
-        "bad SSA: %s", err.data ? err.data : "");
-  sb_free(&err);
+  CHECK(rc == -1 && err.out.data && strstr(err.out.data, "LLVM verifier") && strstr(err.out.data, "define"),
+        "bad SSA: %s", err.out.data ? err.out.data : "");
+  diag_free(&err);
   t_free(&t);
   CHECK(cg_ptx_features("sm_90a") && !strcmp(cg_ptx_features("sm_90a"), "+ptx80"), "sm_90a");
   CHECK(cg_ptx_features("sm_80") && !strcmp(cg_ptx_features("sm_80"), "+ptx78"), "sm_80");

@@ -13,20 +13,8 @@
 #include <string.h>
 
 #include "codegen/cg_internal.h"
+#include "tests/unit/test_util.h"
 
-static int failures, checks;
-
-#define CHECK(cond, ...)                                          \
-  do {                                                            \
-    checks++;                                                     \
-    if (!(cond)) {                                                \
-      if (failures++ < 30) {                                      \
-        printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);    \
-        printf(__VA_ARGS__);                                      \
-        printf("\n");                                             \
-      }                                                           \
-    }                                                             \
-  } while (0)
 
 /* The model: thread `tid` of blocked layout B over `shape` (base rank, with
  * sliced dims of size 1) holds, along base dim d, the coordinates
@@ -183,6 +171,5 @@ int main(void) {
     check_layout(name, l, 2, s);
   }
   arena_free(&arena);
-  printf("%s: %d checks, %d failures\n", failures ? "FAIL" : "ok", checks, failures);
-  return failures ? 1 : 0;
+  return test_summary("test_codegen_layout");
 }

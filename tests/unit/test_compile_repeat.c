@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "compiler/tlc_compiler.h"
+#include "tests/unit/test_util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define TLC_ASAN 1
@@ -56,8 +57,6 @@ static int compile(tlc_emit emit, int num_warps, int opt_level) {
   return st;
 }
 
-static int failures;
-
 static void run_round(const char *what, int n, tlc_emit emit, int opt_level) {
   for (int i = 0; i < 3; i++) compile(emit, 4, opt_level); /* LLVM's own one-time state */
   size_t before = in_use();
@@ -69,7 +68,7 @@ static void run_round(const char *what, int n, tlc_emit emit, int opt_level) {
   bool ok = bad == 0 && grown < 1024;
   printf("%s %s: %d compilations, %d failed, %ld bytes more in use\n", ok ? "ok  " : "FAIL", what, n, bad,
          grown);
-  failures += !ok;
+  CHECK(ok, "%s", what);
 }
 
 static void thread_ranges(void) {
@@ -90,7 +89,7 @@ static void thread_ranges(void) {
     tlc_compile_result_free(&r);
   }
   printf("%s thread-id ranges: %d of %d compilations with another kernel's\n", wrong ? "FAIL" : "ok  ", wrong, n);
-  failures += wrong != 0;
+  CHECK(wrong == 0, "thread-id ranges");
 }
 
 int main(void) {
@@ -99,5 +98,5 @@ int main(void) {
   run_round("PTX, -O3", 50, TLC_EMIT_PTX, 3);
   run_round("tile IR", 200, TLC_EMIT_TIR, 3);
   thread_ranges();
-  return failures != 0;
+  return test_summary("test_compile_repeat");
 }

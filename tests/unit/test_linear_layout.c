@@ -3,23 +3,10 @@
  * thread and register; and the mma / dot-operand maps are bijections onto
  * their tiles with exactly the PTX fragment positions for lane 5 (g=1, t=1). */
 #include "ir/ir.h"
+#include "tests/unit/test_util.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static int failures, checks;
-#define CHECK(c, ...)                                            \
-  do {                                                           \
-    checks++;                                                    \
-    if (!(c)) {                                                  \
-      failures++;                                                \
-      if (failures < 20) {                                       \
-        printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #c);      \
-        printf(__VA_ARGS__);                                     \
-        printf("\n");                                            \
-      }                                                          \
-    }                                                            \
-  } while (0)
 
 /* Coordinates from the fragment rules written out directly (ir.h). */
 static void frag_coord(const LayoutFrag *f, int lane, int warp, int i, int64_t *c) {
@@ -169,6 +156,5 @@ int main(void) {
     CHECK(x[0] == want_a[e][0] && x[1] == want_a[e][1], "a%d at (%lld,%lld)", e, (long long)x[0], (long long)x[1]);
   }
   arena_free(&a);
-  printf("test_linear_layout: %d checks, %d failures\n", checks, failures);
-  return failures != 0;
+  return test_summary("test_linear_layout");
 }

@@ -12,16 +12,7 @@
 #include <unistd.h>
 
 #include "runtime/cache.h"
-
-static int failures;
-
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                           \
-    }                                                                       \
-  } while (0)
+#include "tests/unit/test_util.h"
 
 static const char *kPtx =
     ".version 7.8\n.target sm_80\n.address_size 64\n\n"
@@ -278,7 +269,5 @@ int main(void) {
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
   if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", root);
-  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-  else printf("test_runtime_cache: ok\n");
-  return failures ? 1 : 0;
+  return test_summary("test_runtime_cache");
 }

@@ -18,39 +18,9 @@
 #include "runtime/cache.h"
 #include "runtime/tlc_runtime.h"
 #include "tests/unit/test_runtime_fakecuda.h"
+#include "tests/unit/test_util.h"
 
-static int failures;
 static FakeCudaState *fake;
-
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                           \
-    }                                                                       \
-  } while (0)
-
-#define OK(rt, call)                                                                          \
-  do {                                                                                        \
-    tlc_status s_ = (call);                                                                   \
-    if (s_ != TLC_OK) {                                                                       \
-      fprintf(stderr, "%s:%d: %s -> %s: %s\n", __FILE__, __LINE__, #call, tlc_status_name(s_), \
-              tlc_runtime_error(rt));                                                         \
-      failures++;                                                                             \
-    }                                                                                         \
-  } while (0)
-
-/* call must fail with status and a message containing part. */
-#define EXPECT(rt, call, status, part)                                                          \
-  do {                                                                                          \
-    tlc_status s_ = (call);                                                                     \
-    const char *m_ = tlc_runtime_error(rt);                                                     \
-    if (s_ != (status) || !strstr(m_, part)) {                                                  \
-      fprintf(stderr, "%s:%d: %s -> %s (expected %s with \"%s\"): %s\n", __FILE__, __LINE__,    \
-              #call, tlc_status_name(s_), tlc_status_name(status), part, m_);                   \
-      failures++;                                                                               \
-    }                                                                                           \
-  } while (0)
 
 static const char kPtx[] =
     ".version 7.8\n.target sm_80\n.address_size 64\n\n"
@@ -480,10 +450,10 @@ static void test_jit(void) {
 
   tlc_kernel_options warps = {.num_warps = 6};
   EXPECT(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", "*fp32", &warps, &k),
-         TLC_ERR_INVALID, "num_warps 6: expected a power of two from 1 to 32");
+         TLC_ERR_INVALID, "num_warps must be a power of two from 1 to 32, not 6");
   warps.num_warps = 64;
   EXPECT(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", "*fp32", &warps, &k),
-         TLC_ERR_INVALID, "num_warps 64");
+         TLC_ERR_INVALID, "num_warps must be a power of two from 1 to 32, not 64");
 
   /* Seed the disk cache for a request, then ask for it: no compile. */
   const char *ce[] = {"BLOCK=1024"};
@@ -619,7 +589,5 @@ int main(void) {
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
   if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", root);
-  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-  else printf("test_runtime_fake: ok\n");
-  return failures ? 1 : 0;
+  return test_summary("test_runtime_fake");
 }

@@ -15,40 +15,7 @@
 #include <string.h>
 
 #include "runtime/tlc_runtime.h"
-
-static int failures;
-
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                           \
-    }                                                                       \
-  } while (0)
-
-/* A call that must succeed; on failure print the runtime's message. */
-#define OK(rt, call)                                                                          \
-  do {                                                                                        \
-    tlc_status s_ = (call);                                                                   \
-    if (s_ != TLC_OK) {                                                                       \
-      fprintf(stderr, "%s:%d: %s -> %s: %s\n", __FILE__, __LINE__, #call, tlc_status_name(s_), \
-              tlc_runtime_error(rt));                                                         \
-      failures++;                                                                             \
-    }                                                                                         \
-  } while (0)
-
-#define EXPECT(rt, call, status, part)                                                          \
-  do {                                                                                          \
-    tlc_status s_ = (call);                                                                     \
-    const char *m_ = tlc_runtime_error(rt);                                                     \
-    if (s_ != (status) || !strstr(m_, part)) {                                                  \
-      fprintf(stderr, "%s:%d: %s -> %s (expected %s with \"%s\"): %s\n", __FILE__, __LINE__,    \
-              #call, tlc_status_name(s_), tlc_status_name(status), part, m_);                   \
-      failures++;                                                                               \
-    } else {                                                                                    \
-      printf("  expected failure: %s: %s\n", tlc_status_name(s_), m_);                          \
-    }                                                                                           \
-  } while (0)
+#include "tests/unit/test_util.h"
 
 static const char kPtx[] =
     ".version 7.8\n"
@@ -335,6 +302,7 @@ static void test_fault(tlc_runtime *rt) {
 }
 
 int main(void) {
+  test_verbose = true;
   tlc_runtime *rt = NULL;
   tlc_status st = tlc_runtime_open(0, &rt);
   if (st == TLC_ERR_NO_DRIVER || st == TLC_ERR_NO_DEVICE) {
@@ -362,7 +330,5 @@ int main(void) {
   test_fault(rt);
 
   tlc_runtime_close(rt);
-  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-  else printf("test_runtime_gpu: ok\n");
-  return failures ? 1 : 0;
+  return test_summary("test_runtime_gpu");
 }

@@ -10,26 +10,7 @@
 #include <string.h>
 
 #include "runtime/tlc_runtime.h"
-
-static int failures;
-
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                           \
-    }                                                                       \
-  } while (0)
-
-#define CHECK_CONTAINS(text, part)                                               \
-  do {                                                                           \
-    const char *t_ = (text);                                                     \
-    if (!t_ || !strstr(t_, part)) {                                              \
-      fprintf(stderr, "%s:%d: expected \"%s\" in: %s\n", __FILE__, __LINE__, part, \
-              t_ ? t_ : "(null)");                                               \
-      failures++;                                                                \
-    }                                                                            \
-  } while (0)
+#include "tests/unit/test_util.h"
 
 /* Every entry point on a runtime that failed to open with `st`. */
 static void check_failed_runtime(tlc_runtime *rt, tlc_status st) {
@@ -173,7 +154,5 @@ int main(void) {
   test_forced_missing_library();
   test_missing_symbol();
   test_default_library();
-  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
-  else printf("test_runtime_nodriver: ok\n");
-  return failures ? 1 : 0;
+  return test_summary("test_runtime_nodriver");
 }

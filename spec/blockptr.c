@@ -1,4 +1,4 @@
-/* spec_blockptr.c — tl.make_block_ptr, tl.advance, and lowering a block
+/* blockptr.c — tl.make_block_ptr, tl.advance, and lowering a block
  * pointer access to a pointer tensor plus a boundary mask.
  *
  * A block pointer is a compile-time record (base, shape, strides, offsets,
@@ -8,7 +8,7 @@
  * base: the same addresses Triton's block pointers reach.  boundary_check
  * dims add `0 <= index < shape[d]` to the mask.  `order` is validated and
  * kept for later passes (it does not change the addresses). */
-#include "frontend/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <string.h>
 

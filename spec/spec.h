@@ -1,4 +1,5 @@
-/* specialize.h — from a parsed .tile module and a signature to typed tile IR.
+/* spec.h — specialization: from a parsed .tile module and a signature to
+ * typed tile IR.  The one header of spec/ (specialize.c is its entry).
  *
  * Specialization evaluates the kernel's body abstractly: constexpr values
  * (ints, floats, bools, tuples, dtypes, constexpr parameters) are computed at
@@ -6,12 +7,15 @@
  * inlined, and everything that depends on runtime values becomes tile IR.
  * Type promotion, broadcasting and shape checks follow Triton's semantics
  * and fail with located diagnostics.  The IR it returns has no layouts. */
-#ifndef TLC_SPECIALIZE_H
-#define TLC_SPECIALIZE_H
+#ifndef TLC_SPEC_H
+#define TLC_SPEC_H
 
-#include "frontend/ast.h"
-#include "frontend/diag.h"
+#include "frontend/frontend.h"
 #include "ir/ir.h"
+
+/* The limits of the launch options wherever they are given: the compile
+ * API (tlc_compile_options_check), triton.Config and tl.range. */
+enum { SPEC_MAX_WARPS = 32, SPEC_MAX_STAGES = 16 };
 
 typedef struct SpecConstexpr {
   const char *name;
@@ -23,8 +27,8 @@ typedef struct SpecRequest {
   const char *signature;    /* Triton AOT form; NULL = none */
   const SpecConstexpr *constexprs;
   int nconstexprs;
-  int num_warps, num_stages;
-  const char *arch;
+  int num_warps, num_stages; /* resolved by the driver: no defaults here */
+  const char *arch;         /* "sm_90a"; never NULL */
   int capability;           /* 90 for sm_90a */
 } SpecRequest;
 

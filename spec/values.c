@@ -1,4 +1,4 @@
-/* spec_values.c — abstract values and Triton's typing rules: literal
+/* values.c — abstract values and Triton's typing rules: literal
  * materialization (to_tensor), the computation type of arithmetic (weak
  * typing of Python literals, fp16/bf16/fp32/fp64 and integer promotion),
  * broadcasting with numpy rules, and casts.
@@ -6,7 +6,7 @@
  * The rules follow Triton's language semantics so that a kernel computes
  * the same types under tlc as under Triton; where Triton raises an error,
  * tlc reports a located diagnostic. */
-#include "frontend/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <float.h>
 #include <math.h>

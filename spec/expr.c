@@ -1,10 +1,10 @@
-/* spec_expr.c — evaluating expressions to abstract values.
+/* expr.c — evaluating expressions to abstract values.
  *
  * Names resolve through the function scope, then the module scope (imports,
  * defs, and module-level assignments evaluated on first use), then Python's
  * builtins.  Calls dispatch on what the callee evaluated to: a module def is
- * inlined, a builtin runs its handler in spec_builtins.c. */
-#include "frontend/spec_internal.h"
+ * inlined, a builtin runs its handler in builtins.c. */
+#include "spec/spec_internal.h"
 
 #include <string.h>
 

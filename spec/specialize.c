@@ -9,7 +9,7 @@
  * Trailing parameters may be left out when they have defaults or are given
  * by name (--constexpr NAME=V).  Signature mistakes are reported with a
  * caret under the entry, as if the signature were a one-line source file. */
-#include "frontend/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -236,10 +236,10 @@ static void spec_init(Spec *s, const Module *ast, const SpecRequest *req, Arena 
   memset(s, 0, sizeof *s);
   s->ast = ast, s->req = req, s->d = d, s->arena = arena;
   s->m = ir_module_new(arena);
-  s->m->num_warps = req->num_warps > 0 ? req->num_warps : 4;
-  s->m->num_stages = req->num_stages > 0 ? req->num_stages : 3;
-  s->m->arch = req->arch ? arena_strdup(arena, req->arch) : "sm_90a";
-  s->m->capability = req->capability ? req->capability : 90;
+  s->m->num_warps = req->num_warps;
+  s->m->num_stages = req->num_stages;
+  s->m->arch = arena_strdup(arena, req->arch);
+  s->m->capability = req->capability;
   s->poison = sv_new(s, SV_POISON);
   s->none = sv_new(s, SV_NONE);
   s->true_ = sv_new(s, SV_BOOL), s->true_->i = 1;

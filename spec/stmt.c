@@ -1,4 +1,4 @@
-/* spec_stmt.c — executing statements: assignment, constexpr and runtime
+/* stmt.c — executing statements: assignment, constexpr and runtime
  * control flow, and inlining of helper functions.
  *
  * Runtime `if` becomes an IF op whose results are the variables the
@@ -8,7 +8,7 @@
  * a tensor is one IR value, a block pointer its base/shape/strides/offsets.
  * `if` on a constexpr and `tl.static_range` loops are evaluated at compile
  * time, so only the branch taken and the unrolled copies produce IR. */
-#include "frontend/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <string.h>
 
@@ -463,7 +463,8 @@ static bool is_range_builtin(Spec *s, SVal *fn, bool *is_static) {
   (void)s;
 }
 
-/* One keyword argument of tl.range, a constexpr: num_stages (0 to 16; 0
+/* One keyword argument of tl.range, a constexpr: num_stages (0 to
+ * SPEC_MAX_STAGES; 0
  * and 1 both mean no pipelining, as in Triton) and
  * loop_unroll_factor (0 to 64) are integers, the rest truth values. */
 static bool range_kwarg(Spec *s, Scope *sc, const Keyword *kw, LoopAttrs *la) {
@@ -475,8 +476,9 @@ static bool range_kwarg(Spec *s, Scope *sc, const Keyword *kw, LoopAttrs *la) {
     int64_t n;
     bool stages = !strcmp(kw->name, "num_stages");
     if (!sv_const_int(s, v, kw->loc, kw->name, &n)) return false;
-    if (n < 0 || n > (stages ? 16 : 64)) {
-      spec_error(s, kw->loc, "%s must be from 0 to %d, not %lld", kw->name, stages ? 16 : 64, (long long)n);
+    int max = stages ? SPEC_MAX_STAGES : 64;
+    if (n < 0 || n > max) {
+      spec_error(s, kw->loc, "%s must be from 0 to %d, not %lld", kw->name, max, (long long)n);
       return false;
     }
     if (stages) la->num_stages = n < 1 ? 1 : (int)n;

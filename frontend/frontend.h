@@ -1,5 +1,6 @@
-/* ast.h — the syntax tree of a .tile file (a Python subset: the Triton kernel
- * language as people write it).
+/* frontend.h — the syntax of a .tile file (a Python subset: the Triton
+ * kernel language as people write it): the AST, its text dump, and the
+ * parser (lexer.l + parser.y) that builds it.  The one header of frontend/.
  *
  * Owns: node kinds, node layout, constructors and the text dump used by the
  * parser's golden tests (`tlc compile --emit ast`).  Does not own meaning:
@@ -9,10 +10,10 @@
  * line/column); arrays are arena-allocated (pointer + count) and never
  * resized after the parser builds them; a missing optional child is NULL.
  * All nodes of a module live in Module.arena. */
-#ifndef TLC_AST_H
-#define TLC_AST_H
+#ifndef TLC_FRONTEND_H
+#define TLC_FRONTEND_H
 
-#include "../support/support.h"
+#include "support/support.h"
 
 /* ---- expressions --------------------------------------------------------- */
 
@@ -244,11 +245,10 @@ void ast_dump_expr(StrBuf *out, const Expr *e, int indent);
 
 /* ---- parse (lexer.l + parser.y) ------------------------------------------- */
 
-struct DiagEngine;
 /* Parse `source` (NUL-terminated) named `path` into *out.  Errors go to `d`
  * (several per file where the parser can recover).  Returns 0 on success,
  * -1 when any error was reported; *out is usable for dumping either way and
  * must be released with ast_free. */
-int parse_module(const char *path, const char *source, struct DiagEngine *d, Module *out);
+int parse_module(const char *path, const char *source, DiagEngine *d, Module *out);
 
 #endif

@@ -1,11 +1,11 @@
-/* spec_ops.c — Python operators on abstract values.
+/* operators.c — Python operators on abstract values.
  *
  * Constexpr operands fold with Python's own semantics (floor division and
  * modulo round toward -inf, ints are checked for 64-bit overflow).  Runtime
- * operands follow Triton: the computation type of spec_values.c, numpy
+ * operands follow Triton: the computation type of values.c, numpy
  * broadcasting, `//` and `%` on integers truncate like C, `/` is true
  * division (ints divide as fp32), pointer + int is address arithmetic. */
-#include "frontend/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <math.h>
 #include <string.h>

@@ -7,11 +7,17 @@
  * Columns are 1-based byte columns; the caret line copies tabs from the
  * source line so the caret stays under the right character, and counts one
  * column per UTF-8 code point so comments in any script do not shift it. */
-#include "diag.h"
+#include "support/support.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+/* With DiagEngine.color: the place in bold, the kind in its color, the
+ * caret line in green, as GCC and clang color them on a terminal. */
+#define COLOR_BOLD "\033[1m"
+#define COLOR_CARET "\033[1;32m"
+#define COLOR_RESET "\033[0m"
 
 void diag_init(DiagEngine *d) {
   memset(d, 0, sizeof *d);
@@ -66,6 +72,21 @@ static int cp_width(const unsigned char *p, size_t n) {
   return 1;
 }
 
+/* FNV-1a over the place and the words of an error. */
+static unsigned long long error_hash(Loc loc, const char *fmt, va_list ap) {
+  char text[512];
+  va_list aq;
+  va_copy(aq, ap);
+  vsnprintf(text, sizeof text, fmt, aq);
+  va_end(aq);
+  unsigned long long h = 1469598103934665603ull;
+  char where[96];
+  snprintf(where, sizeof where, "%s:%d:%d:", loc.file ? loc.file : "", loc.line, loc.col);
+  for (const char *p = where; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  for (const char *p = text; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  return h;
+}
+
 static void show_source(DiagEngine *d, Loc loc) {
   size_t len;
   const char *line = find_line(d, loc.file, loc.line, &len);
@@ -86,6 +107,7 @@ static void show_source(DiagEngine *d, Loc loc) {
     if (c == '\t') sb_putc(&d->out, '\t');
     else sb_puts(&d->out, cp_width((const unsigned char *)line + i, len - i) == 2 ? "  " : " ");
   }
+  if (d->color) sb_puts(&d->out, COLOR_CARET);
   sb_puts(&d->out, i < len && cp_width((const unsigned char *)line + i, len - i) == 2 ? "^~" : "^");
   int end = (loc.end_line == loc.line && loc.end_col > loc.col + 1) ? loc.end_col : loc.col + 1;
   /* skip the rest of the character under the caret */
@@ -93,58 +115,86 @@ static void show_source(DiagEngine *d, Loc loc) {
   for (; i < len && (int)i + 1 < end; i++)
     if (((unsigned char)line[i] & 0xC0) != 0x80)
       sb_puts(&d->out, cp_width((const unsigned char *)line + i, len - i) == 2 ? "~~" : "~");
+  if (d->color) sb_puts(&d->out, COLOR_RESET);
   sb_putc(&d->out, '\n');
 }
 
-/* FNV-1a over the place and the words of an error. */
-static unsigned long long error_hash(Loc loc, const char *fmt, va_list ap) {
-  char text[512];
-  va_list aq;
-  va_copy(aq, ap);
-  vsnprintf(text, sizeof text, fmt, aq);
-  va_end(aq);
-  unsigned long long h = 1469598103934665603ull;
-  char where[96];
-  snprintf(where, sizeof where, "%s:%d:%d:", loc.file ? loc.file : "", loc.line, loc.col);
-  for (const char *p = where; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  for (const char *p = text; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  return h;
+/* The kinds a diagnostic can be, with GCC's colors.  ORDER DiagKindId. */
+enum DiagKindId { KIND_ERROR, KIND_INTERNAL, KIND_WARNING, KIND_NOTE };
+
+typedef struct DiagKind {
+  const char *name;   /* as printed: "error", "internal compiler error", ... */
+  const char *color;  /* ANSI SGR sequence for the name */
+  bool is_error;      /* counted, capped and deduplicated as an error */
+} DiagKind;
+
+static const DiagKind kinds[] = {
+    {"error", "\033[1;31m", true},
+    {"internal compiler error", "\033[1;31m", true},
+    {"warning", "\033[1;35m", false},
+    {"note", "\033[1;36m", false},
+};
+
+static const DiagKind *kind_of(const char *name) {
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    if (!strcmp(kinds[i].name, name)) return &kinds[i];
+  return &kinds[KIND_ERROR];
+}
+
+/* Count the diagnostic; false when it is not to be shown (a repeat, past
+ * the cap, a note of something not shown). */
+static bool admit(DiagEngine *d, const DiagKind *k, Loc loc, const char *fmt, va_list ap) {
+  bool is_note = k == &kinds[KIND_NOTE];
+  if (is_note) return !d->in_repeat && d->nerrors <= d->max_errors;
+  if (!k->is_error) {
+    d->nwarnings++;
+    return true;
+  }
+  unsigned long long h = error_hash(loc, fmt, ap);
+  d->in_repeat = false;
+  for (int i = 0; i < d->nseen; i++)
+    if (d->seen[i] == h) {
+      d->nrepeats++;
+      d->in_repeat = true;
+      return false;
+    }
+  if (d->nseen < (int)(sizeof d->seen / sizeof d->seen[0])) d->seen[d->nseen++] = h;
+  d->nerrors++;
+  if (k == &kinds[KIND_INTERNAL]) d->ninternal++;
+  if (d->nerrors == d->max_errors + 1) sb_puts(&d->out, "tlc: too many errors; stopping here\n");
+  return d->nerrors <= d->max_errors;
 }
 
 void diag_verror(DiagEngine *d, const char *kind, Loc loc, const char *fmt, va_list ap) {
-  bool is_error = strcmp(kind, "error") == 0;
-  bool is_note = strcmp(kind, "note") == 0;
-  if (is_note && d->in_repeat) return;
-  if (is_error) {
-    unsigned long long h = error_hash(loc, fmt, ap);
-    d->in_repeat = false;
-    for (int i = 0; i < d->nseen; i++)
-      if (d->seen[i] == h) {
-        d->nrepeats++;
-        d->in_repeat = true;
-        return;
-      }
-    if (d->nseen < (int)(sizeof d->seen / sizeof d->seen[0])) d->seen[d->nseen++] = h;
-    d->nerrors++;
-    if (d->nerrors == d->max_errors + 1) {
-      sb_puts(&d->out, "tlc: too many errors; stopping here\n");
-      return;
-    }
-    if (d->nerrors > d->max_errors) return;
-  } else if (is_note) {
-    if (d->nerrors > d->max_errors) return;
-  } else {
-    d->nwarnings++;
-  }
+  const DiagKind *k = kind_of(kind);
+  if (!admit(d, k, loc, fmt, ap)) return;
+  if (d->color) sb_puts(&d->out, COLOR_BOLD);
   if (loc.file && loc.line > 0)
-    sb_printf(&d->out, "%s:%d:%d: %s: ", loc.file, loc.line, loc.col, kind);
+    sb_printf(&d->out, "%s:%d:%d: ", loc.file, loc.line, loc.col);
   else if (loc.file)
-    sb_printf(&d->out, "%s: %s: ", loc.file, kind);
-  else
-    sb_printf(&d->out, "tlc: %s: ", kind);
+    sb_printf(&d->out, "%s: ", loc.file);
+  else if (k != &kinds[KIND_NOTE])
+    sb_puts(&d->out, "tlc: "); /* a note without a place belongs to the line above */
+  if (d->color) sb_printf(&d->out, "%s%s:%s ", k->color, k->name, COLOR_RESET);
+  else sb_printf(&d->out, "%s: ", k->name);
   sb_vprintf(&d->out, fmt, ap);
   sb_putc(&d->out, '\n');
   show_source(d, loc);
+}
+
+void diag_vinternal(DiagEngine *d, Loc loc, const char *detail, const char *fmt, va_list ap) {
+  diag_verror(d, "internal compiler error", loc, fmt, ap);
+  if (!detail || !*detail) return;
+  size_t n = strlen(detail);
+  while (n && detail[n - 1] == '\n') n--;
+  diag_note(d, (Loc){0}, "%.*s", (int)n, detail);
+}
+
+void diag_internal(DiagEngine *d, Loc loc, const char *detail, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_vinternal(d, loc, detail, fmt, ap);
+  va_end(ap);
 }
 
 #define DEFINE_DIAG(fn, kind)                              \

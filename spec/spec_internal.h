@@ -1,5 +1,6 @@
-/* spec_internal.h — private to specialization (spec_*.c): the abstract
- * values the evaluator computes with, scopes, and the shared helpers.
+/* spec_internal.h — private to specialization (the .c files of spec/):
+ * the abstract values the evaluator computes with, scopes, and the shared
+ * helpers.
  *
  * An SVal is what a Python expression evaluates to at compile time: a
  * constexpr (None, bool, int, float, str, tuple/list, dict, dtype), an IR
@@ -13,7 +14,7 @@
 #ifndef TLC_SPEC_INTERNAL_H
 #define TLC_SPEC_INTERNAL_H
 
-#include "frontend/specialize.h"
+#include "spec/spec.h"
 
 typedef enum SKind {
   SV_POISON,   /* an error was already reported */
@@ -117,7 +118,7 @@ void spec_note_runtime_param(Spec *s, const Value *v);
  * when a limit is exceeded. */
 bool spec_step(Spec *s, Loc loc, int64_t n);
 
-/* ---- spec_values.c: values, conversions, Triton's typing rules ---------- */
+/* ---- values.c: values, conversions, Triton's typing rules ---------- */
 
 SVal *sv_new(Spec *s, SKind k);
 SVal *sv_int(Spec *s, int64_t v);
@@ -170,7 +171,7 @@ bool spec_check_block_shape(Spec *s, int rank, const int64_t *shape, Loc loc);
  * 64-bit bounds, NaN as 0 (C leaves those conversions undefined). */
 int64_t spec_float_to_int(double f);
 
-/* ---- spec_ops.c: Python operators on SVals --------------------------------- */
+/* ---- operators.c: Python operators on SVals -------------------------------- */
 
 SVal *spec_binop(Spec *s, AstOp op, SVal *a, SVal *b, Loc loc);
 SVal *spec_unop(Spec *s, AstOp op, SVal *a, Loc loc);
@@ -181,7 +182,7 @@ SVal *spec_index_tensor(Spec *s, Value *x, const int *kinds, int n, Loc loc);
 SVal *spec_logical(Spec *s, bool is_and, SVal *a, SVal *b, Loc loc);
 SVal *spec_addptr(Spec *s, SVal *ptr, SVal *off, Loc loc);
 
-/* ---- spec_expr.c / spec_stmt.c --------------------------------------------- */
+/* ---- expr.c / stmt.c ------------------------------------------------------ */
 
 SVal *spec_eval(Spec *s, Scope *sc, const Expr *e);
 /* Evaluate a statement list; stops after `return`. */
@@ -195,7 +196,7 @@ SVal *spec_call_function(Spec *s, FuncDef *fn, SVal **args, int nargs, const Key
 SVal *spec_global_lazy(Spec *s, const char *name, Loc use);
 void spec_bind_import(Spec *s, Scope *sc, const Stmt *st);
 
-/* ---- spec_builtins.c ---------------------------------------------------------- */
+/* ---- builtins.c: calling a builtin (the table is builtins.def) ------------------ */
 
 typedef struct CallArgs {
   SVal **pos;
@@ -209,6 +210,11 @@ typedef struct CallArgs {
   Loc plocs[12];  /* filled by binding: the location of each bound parameter's argument */
 } CallArgs;
 
+SVal *spec_call_builtin(Spec *s, int id, SVal *self, CallArgs *a);
+const char *spec_builtin_name(int id);
+
+/* ---- attributes.c --------------------------------------------------------------- */
+
 /* Look up `name` as an attribute of module `mod` ("triton.language", ...);
  * NULL when there is none. */
 SVal *spec_module_attr(Spec *s, const char *mod, const char *name);
@@ -217,12 +223,10 @@ SVal *spec_value_attr(Spec *s, SVal *v, const char *name, Loc loc);
 /* The attribute of `base` (a module or a value) closest to the unknown
  * `name`, for a "did you mean" note; NULL when none is close. */
 const char *spec_suggest_attr(Spec *s, const SVal *base, const char *name);
-SVal *spec_call_builtin(Spec *s, int id, SVal *self, CallArgs *a);
-const char *spec_builtin_name(int id);
 /* Python builtins visible without import (range, float, min, ...). */
 SVal *spec_python_builtin(Spec *s, const char *name);
 
-/* ---- spec_blockptr.c ------------------------------------------------------------ */
+/* ---- blockptr.c ----------------------------------------------------------------- */
 
 SVal *spec_make_block_ptr(Spec *s, CallArgs *a, SVal **argv);
 SVal *spec_advance(Spec *s, SVal *bp, SVal *offsets, Loc loc);

@@ -1,0 +1,542 @@
+/* builtins_compute.c — builtins that compute: elementwise math (where,
+ * maximum/minimum, clamp, the tl.math family, fdiv, fma, cast), reductions
+ * (sum, max, min, argmax, xor_sum, softmax), tl.dot, and the hints and
+ * checks (multiple_of, max_contiguous, static/device assert and print,
+ * debug_barrier, cdiv, swizzle2d, next_power_of_2). */
+#include "spec/builtins.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- elementwise ------------------------------------------------------------------------------ */
+
+SVal *b_where(Spec *s, SVal **v, CallArgs *a) {
+  if (is_poison(v[0]) || is_poison(v[1]) || is_poison(v[2])) return s->poison;
+  Value *c = bi_need_tensor(s, v[0], bi_argloc(a, 0), "condition");
+  if (!c) return s->poison;
+  c = spec_to_bool(s, c, a->loc);
+  Value *x, *y;
+  bool ptrs = v[1]->kind == SV_TENSOR && v[2]->kind == SV_TENSOR && v[1]->v->type->dtype == DT_PTR;
+  if (ptrs) {
+    x = v[1]->v, y = v[2]->v;
+    if (val_elem(s, x) != val_elem(s, y)) {
+      spec_error(s, a->loc, "tl.where branches are pointers of different types");
+      return s->poison;
+    }
+    if (!spec_broadcast_pair(s, &x, &y, a->loc, "where")) return s->poison;
+  } else if (!spec_arith_operands(s, v[1], v[2], false, a->loc, "where", &x, &y)) {
+    return s->poison;
+  }
+  if (!spec_broadcast_pair(s, &c, &x, a->loc, "where") || !spec_broadcast_pair(s, &c, &y, a->loc, "where") ||
+      !spec_broadcast_pair(s, &x, &y, a->loc, "where"))
+    return s->poison;
+  spec_at(s, a->loc);
+  return sv_tensor(s, irb_select(&s->b, c, x, y));
+}
+
+SVal *bi_minmax(Spec *s, SVal **v, CallArgs *a, OpKind k) {
+  Value *x, *y;
+  if (is_poison(v[0]) || is_poison(v[1])) return s->poison;
+  if (sv_is_number(v[0]) && sv_is_number(v[1])) {
+    SVal *lt = spec_compare(s, AOP_LT, v[0], v[1], a->loc);
+    return (k == OP_MIN) == (lt->i != 0) ? v[0] : v[1];
+  }
+  if (!spec_arith_operands(s, v[0], v[1], false, a->loc, k == OP_MIN ? "minimum" : "maximum", &x, &y))
+    return s->poison;
+  spec_at(s, a->loc);
+  Value *r = irb_binary(&s->b, k, x, y);
+  if (v[2] && v[2]->kind != SV_NONE) {
+    bool t;
+    if (v[2]->kind == SV_STR) r->def->attr.propagate_nan = !strcmp(v[2]->s, "all");
+    else if (sv_truthy(s, v[2], a->loc, &t)) r->def->attr.propagate_nan = t;
+  }
+  return sv_tensor(s, r);
+}
+SVal *b_maximum(Spec *s, SVal **v, CallArgs *a) { return bi_minmax(s, v, a, OP_MAX); }
+SVal *b_minimum(Spec *s, SVal **v, CallArgs *a) { return bi_minmax(s, v, a, OP_MIN); }
+
+SVal *b_clamp(Spec *s, SVal **v, CallArgs *a) {
+  Value *x, *lo, *hi;
+  if (!spec_arith_operands(s, v[0], v[1], false, a->loc, "clamp", &x, &lo)) return s->poison;
+  if (!spec_arith_operands(s, sv_tensor(s, x), v[2], false, a->loc, "clamp", &x, &hi)) return s->poison;
+  if (!dt_is_float(val_elem(s, x)->dtype)) {
+    spec_error(s, a->loc, "tl.clamp needs floating-point operands");
+    return s->poison;
+  }
+  if (!spec_broadcast_pair(s, &x, &lo, a->loc, "clamp") || !spec_broadcast_pair(s, &x, &hi, a->loc, "clamp"))
+    return s->poison;
+  Value *ops[3] = {x, lo, hi};
+  spec_at(s, a->loc);
+  return sv_tensor(s, irb_op(&s->b, OP_CLAMP, ops, 3, x->type)->results[0]);
+}
+
+/* Unary math: operand materialized, must be floating point (abs also takes ints). */
+static SVal *math1(Spec *s, SVal **v, CallArgs *a, OpKind k, const char *name, bool precise) {
+  Value *x = bi_need_tensor(s, v[0], bi_argloc(a, 0), "the operand");
+  if (!x) return s->poison;
+  const Type *e = val_elem(s, x);
+  if (k != OP_ABS && !dt_is_float(e->dtype)) {
+    spec_error(s, bi_argloc(a, 0), "tl.%s needs a floating-point operand, not %s (cast it with "
+               ".to(tl.float32))", name, dt_name(e->dtype));
+    return s->poison;
+  }
+  if (e->dtype == DT_PTR) {
+    spec_error(s, bi_argloc(a, 0), "tl.%s of a pointer", name);
+    return s->poison;
+  }
+  spec_at(s, a->loc);
+  Value *r = irb_unary(&s->b, k, x);
+  r->def->attr.precise = precise;
+  return sv_tensor(s, r);
+}
+#define MATH1(fn, kind, nm, precise) \
+  SVal *fn(Spec *s, SVal **v, CallArgs *a) { return math1(s, v, a, kind, nm, precise); }
+MATH1(b_exp, OP_EXP, "exp", false)
+MATH1(b_exp2, OP_EXP2, "exp2", false)
+MATH1(b_log, OP_LOG, "log", false)
+MATH1(b_log2, OP_LOG2, "log2", false)
+MATH1(b_sqrt, OP_SQRT, "sqrt", false)
+MATH1(b_sqrt_rn, OP_SQRT, "sqrt_rn", true)
+MATH1(b_rsqrt, OP_RSQRT, "rsqrt", false)
+MATH1(b_abs, OP_ABS, "abs", false)
+MATH1(b_sin, OP_SIN, "sin", false)
+MATH1(b_cos, OP_COS, "cos", false)
+MATH1(b_floor, OP_FLOOR, "floor", false)
+MATH1(b_ceil, OP_CEIL, "ceil", false)
+MATH1(b_erf, OP_ERF, "erf", false)
+MATH1(b_sigmoid, OP_SIGMOID, "sigmoid", false)
+
+static SVal *fdiv_impl(Spec *s, SVal **v, CallArgs *a, bool precise) {
+  Value *x, *y;
+  if (!spec_arith_operands(s, v[0], v[1], true, a->loc, "/", &x, &y)) return s->poison;
+  if (!dt_is_float(val_elem(s, x)->dtype)) {
+    spec_error(s, a->loc, "tl.fdiv/div_rn need floating-point operands");
+    return s->poison;
+  }
+  bool ieee = precise;
+  if (!precise && v[2]) sv_truthy(s, v[2], a->loc, &ieee);
+  spec_at(s, a->loc);
+  Value *r = irb_binary(&s->b, OP_DIV, x, y);
+  r->def->attr.precise = ieee;
+  return sv_tensor(s, r);
+}
+SVal *b_fdiv(Spec *s, SVal **v, CallArgs *a) { return fdiv_impl(s, v, a, false); }
+SVal *b_div_rn(Spec *s, SVal **v, CallArgs *a) { return fdiv_impl(s, v, a, true); }
+
+SVal *b_fma(Spec *s, SVal **v, CallArgs *a) {
+  Value *x, *y, *z;
+  if (!spec_arith_operands(s, v[0], v[1], false, a->loc, "fma", &x, &y) ||
+      !spec_arith_operands(s, sv_tensor(s, x), v[2], false, a->loc, "fma", &x, &z) ||
+      !spec_broadcast_pair(s, &x, &y, a->loc, "fma") || !spec_broadcast_pair(s, &y, &z, a->loc, "fma") ||
+      !spec_broadcast_pair(s, &x, &z, a->loc, "fma"))
+    return s->poison;
+  if (y->type != x->type) y = spec_cast(s, y, val_elem(s, x), a->loc);
+  Value *ops[3] = {x, y, z};
+  spec_at(s, a->loc);
+  return sv_tensor(s, irb_op(&s->b, OP_FMA, ops, 3, x->type)->results[0]);
+}
+
+SVal *b_umulhi(Spec *s, SVal **v, CallArgs *a) {
+  Value *x, *y;
+  if (!spec_arith_operands(s, v[0], v[1], false, a->loc, "umulhi", &x, &y)) return s->poison;
+  if (!dt_is_int(val_elem(s, x)->dtype)) {
+    spec_error(s, a->loc, "tl.umulhi needs integer operands");
+    return s->poison;
+  }
+  spec_at(s, a->loc);
+  return sv_tensor(s, irb_binary(&s->b, OP_UMULHI, x, y));
+}
+
+SVal *b_cast(Spec *s, SVal **v, CallArgs *a) {
+  if (is_poison(v[0])) return s->poison;
+  const Type *dt = bi_dtype_arg(s, v[1], bi_argloc(a, 1), "dtype");
+  if (!dt) return s->poison;
+  bool bitcast = false;
+  if (v[3]) sv_truthy(s, v[3], a->loc, &bitcast);
+  if (v[2] && v[2]->kind != SV_NONE) {
+    const char *r = bi_str_arg(s, v[2], a->loc, "fp_downcast_rounding");
+    if (!r) return s->poison;
+    if (strcmp(r, "rtne") && strcmp(r, "rtz")) {
+      spec_error(s, a->loc, "fp_downcast_rounding must be 'rtne' or 'rtz', not '%s'", r);
+      return s->poison;
+    }
+  }
+  if (v[0]->kind == SV_BLOCKPTR) {
+    spec_error(s, bi_argloc(a, 0), "cannot cast a block pointer");
+    return s->poison;
+  }
+  Value *x = bi_need_tensor(s, v[0], bi_argloc(a, 0), "the value to cast");
+  if (!x) return s->poison;
+  Value *r = bitcast ? spec_bitcast(s, x, dt, a->loc) : spec_cast(s, x, dt, a->loc);
+  return r ? sv_tensor(s, r) : s->poison;
+}
+
+/* ---- reductions ---------------------------------------------------------------------------------- */
+
+static Value *reduce_axis(Spec *s, Value *x, int axis, CombineKind k, Loc loc, Value **index_out) {
+  const Type *t = x->type;
+  int64_t shape[IR_MAX_RANK];
+  for (int i = 0, j = 0; i < t->rank; i++)
+    if (i != axis) shape[j++] = t->shape[i];
+  const Type *elem = val_elem(s, x);
+  const Type *rt = ty_tensor(bi_ctx(s), elem, t->rank - 1, shape, NULL);
+  spec_at(s, loc);
+  if (k == COMBINE_ARGMAX || k == COMBINE_ARGMIN) {
+    /* (value, index) pairs: the index is arange along the axis */
+    Value *idx = irb_arange(&s->b, 0, t->shape[axis]);
+    for (int d = 0; d < t->rank; d++)
+      if (d != axis) idx = irb_expand_dims(&s->b, idx, d);
+    idx = irb_broadcast(&s->b, idx, ty_with_elem(bi_ctx(s), t, ty_scalar(bi_ctx(s), DT_I32)));
+    Value *ops[2] = {x, idx};
+    const Type *rts[2] = {rt, ty_tensor(bi_ctx(s), ty_scalar(bi_ctx(s), DT_I32), t->rank - 1, shape, NULL)};
+    Op *op = ir_op_new(s->m, s->f, OP_REDUCE, loc, ops, 2, rts, 2, 0);
+    op->attr.axis = axis, op->attr.combine = k;
+    irb_insert(&s->b, op);
+    *index_out = op->results[1];
+    return op->results[0];
+  }
+  Op *op = irb_op(&s->b, OP_REDUCE, &x, 1, rt);
+  op->attr.axis = axis, op->attr.combine = k;
+  return op->results[0];
+}
+
+static SVal *reduce(Spec *s, SVal **v, CallArgs *a, CombineKind k, const char *name, bool has_dtype) {
+  Value *x = bi_need_tensor(s, v[0], bi_argloc(a, 0), "input");
+  if (!x) return s->poison;
+  if (x->type->rank == 0) {
+    spec_error(s, bi_argloc(a, 0), "tl.%s needs a tensor, not a scalar", name);
+    return s->poison;
+  }
+  const Type *e = val_elem(s, x);
+  if (e->dtype == DT_PTR) {
+    spec_error(s, bi_argloc(a, 0), "tl.%s of pointers is not supported", name);
+    return s->poison;
+  }
+  if ((k == COMBINE_XOR || k == COMBINE_AND || k == COMBINE_OR) && !dt_is_int(e->dtype)) {
+    spec_error(s, bi_argloc(a, 0), "tl.%s needs an integer tensor", name);
+    return s->poison;
+  }
+  bool keep = false;
+  int kd = has_dtype ? 3 : 2;
+  if (v[kd] && !sv_truthy(s, v[kd], a->loc, &keep)) {
+    spec_error(s, a->loc, "keep_dims must be a constexpr bool");
+    return s->poison;
+  }
+  /* dtype: explicit, or Triton's choice for sums of narrow integers */
+  if (has_dtype && v[2] && v[2]->kind != SV_NONE) {
+    const Type *dt = bi_dtype_arg(s, v[2], a->loc, "dtype");
+    if (!dt) return s->poison;
+    x = spec_cast(s, x, dt, a->loc);
+  } else if (k == COMBINE_SUM && dt_is_int(e->dtype) && dt_bits(e->dtype) < 32) {
+    x = spec_cast(s, x, ty_scalar(bi_ctx(s), dt_is_unsigned(e->dtype) && e->dtype != DT_I1 ? DT_U32 : DT_I32), a->loc);
+  }
+  int rank = x->type->rank;
+  Value *idx = NULL;
+  if (!v[1] || v[1]->kind == SV_NONE) {
+    if (k == COMBINE_ARGMAX || k == COMBINE_ARGMIN) {
+      if (rank != 1) {
+        spec_error(s, a->loc, "tl.%s without an axis needs a 1-D tensor", name);
+        return s->poison;
+      }
+      Value *r = reduce_axis(s, x, 0, k, a->loc, &idx);
+      (void)r;
+      return sv_tensor(s, idx);
+    }
+    for (int d = rank - 1; d >= 0; d--) x = reduce_axis(s, x, d, k, a->loc, &idx);
+    if (keep) {
+      spec_at(s, a->loc);
+      int64_t ones[IR_MAX_RANK] = {1, 1, 1, 1};
+      x = irb_splat(&s->b, x, ty_tensor(bi_ctx(s), val_elem(s, x), rank, ones, NULL));
+    }
+    return sv_tensor(s, x);
+  }
+  int64_t ax;
+  if (!sv_const_int(s, v[1], bi_argloc(a, 1), "axis", &ax)) return s->poison;
+  int axis = bi_norm_axis(s, ax, rank, bi_argloc(a, 1));
+  if (axis < 0) return s->poison;
+  Value *r = reduce_axis(s, x, axis, k, a->loc, &idx);
+  if (keep) {
+    spec_at(s, a->loc);
+    if (r->type->rank == 0) {
+      int64_t one = 1;
+      r = irb_splat(&s->b, r, ty_tensor(bi_ctx(s), val_elem(s, r), 1, &one, NULL));
+      if (idx) idx = irb_splat(&s->b, idx, ty_tensor(bi_ctx(s), val_elem(s, idx), 1, &one, NULL));
+    } else {
+      r = irb_expand_dims(&s->b, r, axis);
+      if (idx) idx = irb_expand_dims(&s->b, idx, axis);
+    }
+  }
+  return sv_tensor(s, idx && (k == COMBINE_ARGMAX || k == COMBINE_ARGMIN) ? idx : r);
+}
+SVal *b_sum(Spec *s, SVal **v, CallArgs *a) { return reduce(s, v, a, COMBINE_SUM, "sum", true); }
+SVal *b_xor_sum(Spec *s, SVal **v, CallArgs *a) { return reduce(s, v, a, COMBINE_XOR, "xor_sum", false); }
+SVal *b_argmax(Spec *s, SVal **v, CallArgs *a) {
+  SVal *args[3] = {v[0], v[1], v[3]};
+  return reduce(s, args, a, COMBINE_ARGMAX, "argmax", false);
+}
+SVal *b_argmin(Spec *s, SVal **v, CallArgs *a) {
+  SVal *args[3] = {v[0], v[1], v[3]};
+  return reduce(s, args, a, COMBINE_ARGMIN, "argmin", false);
+}
+
+static SVal *maxmin_reduce(Spec *s, SVal **v, CallArgs *a, bool is_max) {
+  /* max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False) */
+  bool ret_idx = false;
+  if (v[2]) sv_truthy(s, v[2], a->loc, &ret_idx);
+  SVal *args[4] = {v[0], v[1], v[4], NULL};
+  SVal *r = reduce(s, args, a, is_max ? COMBINE_MAX : COMBINE_MIN, is_max ? "max" : "min", false);
+  if (!ret_idx || is_poison(r)) return r;
+  SVal *i = reduce(s, args, a, is_max ? COMBINE_ARGMAX : COMBINE_ARGMIN, is_max ? "max" : "min", false);
+  SVal *items[2] = {r, i};
+  return sv_tuple(s, items, 2, false);
+}
+SVal *b_max(Spec *s, SVal **v, CallArgs *a) { return maxmin_reduce(s, v, a, true); }
+SVal *b_min(Spec *s, SVal **v, CallArgs *a) { return maxmin_reduce(s, v, a, false); }
+
+SVal *b_softmax(Spec *s, SVal **v, CallArgs *a) {
+  Value *x = bi_need_tensor(s, v[0], bi_argloc(a, 0), "input");
+  if (!x) return s->poison;
+  int last = x->type->rank - 1;
+  SVal *axis = sv_int(s, last), *t = sv_bool(s, true);
+  SVal *margs[5] = {v[0], axis, NULL, NULL, t};
+  SVal *m = b_max(s, margs, a);
+  SVal *z = spec_binop(s, AOP_SUB, v[0], m, a->loc);
+  SVal *eargs[1] = {z};
+  SVal *num = b_exp(s, eargs, a);
+  SVal *sargs[4] = {num, axis, NULL, t};
+  SVal *den = b_sum(s, sargs, a);
+  return spec_binop(s, AOP_DIV, num, den, a->loc);
+}
+
+/* ---- matrix multiply ---------------------------------------------------------------------------- */
+
+SVal *b_dot(Spec *s, SVal **v, CallArgs *a) {
+  Value *x = bi_need_tensor(s, v[0], bi_argloc(a, 0), "input");
+  Value *y = bi_need_tensor(s, v[1], bi_argloc(a, 1), "other");
+  if (!x || !y) return s->poison;
+  const Type *tx = x->type, *ty = y->type;
+  if (tx->rank < 2 || tx->rank > 3 || tx->rank != ty->rank) {
+    spec_error(s, a->loc, "tl.dot needs two 2-D (or two 3-D batched) tensors, got ranks %d and %d",
+               tx->rank, ty->rank);
+    return s->poison;
+  }
+  int r = tx->rank;
+  int64_t M = tx->shape[r - 2], K = tx->shape[r - 1], K2 = ty->shape[r - 2], N = ty->shape[r - 1];
+  if (K != K2) {
+    spec_error(s, a->loc, "tl.dot inner dimensions differ: [%lld x %lld] @ [%lld x %lld] (K = %lld vs %lld)",
+               (long long)M, (long long)K, (long long)K2, (long long)N, (long long)K, (long long)K2);
+    return s->poison;
+  }
+  if (r == 3 && tx->shape[0] != ty->shape[0]) {
+    spec_error(s, a->loc, "tl.dot batch dimensions differ: %lld vs %lld", (long long)tx->shape[0],
+               (long long)ty->shape[0]);
+    return s->poison;
+  }
+  if (M < 16 || N < 16 || K < 16) {
+    spec_error(s, a->loc, "tl.dot needs M, N and K of at least 16 (got M=%lld, N=%lld, K=%lld)",
+               (long long)M, (long long)N, (long long)K);
+    return s->poison;
+  }
+  int64_t out_shape[3] = {tx->shape[0], M, N};
+  if (!spec_check_block_shape(s, r, r == 3 ? out_shape : out_shape + 1, a->loc)) return s->poison;
+  const Type *ex = val_elem(s, x), *ey = val_elem(s, y);
+  bool fp8 = (ex->dtype == DT_F8E4M3 || ex->dtype == DT_F8E5M2) && (ey->dtype == DT_F8E4M3 || ey->dtype == DT_F8E5M2);
+  if (ex != ey && !fp8) {
+    spec_error(s, a->loc, "tl.dot operands have different element types (%s and %s); cast one of them",
+               dt_name(ex->dtype), dt_name(ey->dtype));
+    return s->poison;
+  }
+  if (!dt_is_float(ex->dtype) && ex->dtype != DT_I8) {
+    spec_error(s, a->loc, "tl.dot supports fp16, bf16, fp32, fp8 and int8 operands, not %s",
+               dt_name(ex->dtype));
+    return s->poison;
+  }
+  DotPrecision prec = PREC_TF32;
+  if (v[4] && v[4]->kind != SV_NONE) {
+    bool t;
+    if (!sv_truthy(s, v[4], a->loc, &t)) return s->poison;
+    prec = t ? PREC_TF32 : PREC_IEEE;
+  }
+  if (v[3] && v[3]->kind != SV_NONE) {
+    const char *p = bi_str_arg(s, v[3], a->loc, "input_precision");
+    if (!p) return s->poison;
+    if (!strcmp(p, "tf32")) prec = PREC_TF32;
+    else if (!strcmp(p, "tf32x3")) prec = PREC_TF32X3;
+    else if (!strcmp(p, "ieee")) prec = PREC_IEEE;
+    else {
+      spec_error(s, a->loc, "input_precision must be 'tf32', 'tf32x3' or 'ieee', not '%s'", p);
+      return s->poison;
+    }
+  }
+  const Type *out = ty_scalar(bi_ctx(s), ex->dtype == DT_I8 ? DT_I32 : DT_F32);
+  if (v[6] && v[6]->kind != SV_NONE) {
+    out = bi_dtype_arg(s, v[6], a->loc, "out_dtype");
+    if (!out) return s->poison;
+  }
+  int64_t shape[3] = {tx->shape[0], M, N};
+  if (r == 2) shape[0] = M, shape[1] = N;
+  const Type *rt = ty_tensor(bi_ctx(s), out, r, shape, NULL);
+  Value *acc;
+  if (v[2] && v[2]->kind != SV_NONE) {
+    acc = bi_need_tensor(s, v[2], a->loc, "acc");
+    if (!acc) return s->poison;
+    if (acc->type->rank != r || acc->type->shape[r - 2] != M || acc->type->shape[r - 1] != N) {
+      StrBuf sb;
+      sb_init(&sb);
+      ty_print(&sb, acc->type);
+      spec_error(s, a->loc, "the accumulator (%s) must have shape [%lld, %lld]", sb.data,
+                 (long long)M, (long long)N);
+      sb_free(&sb);
+      return s->poison;
+    }
+    if (val_elem(s, acc) != out) {
+      if (v[6] && v[6]->kind != SV_NONE) {
+        spec_error(s, a->loc, "the accumulator is %s but out_dtype is %s", dt_name(val_elem(s, acc)->dtype),
+                   dt_name(out->dtype));
+        return s->poison;
+      }
+      out = val_elem(s, acc);
+      rt = acc->type;
+    }
+  } else {
+    acc = bi_splat_constant(s, sv_int(s, 0), out, r, shape, a->loc);
+  }
+  Value *ops[3] = {x, y, acc};
+  spec_at(s, a->loc);
+  Op *op = irb_op(&s->b, OP_DOT, ops, 3, rt);
+  op->attr.precision = dt_is_float(ex->dtype) && ex->dtype == DT_F32 ? prec : PREC_IEEE;
+  if (ex->dtype == DT_F32) op->attr.precision = prec;
+  if (v[5] && v[5]->kind == SV_INT) op->attr.max_imprecise = (int)v[5]->i;
+  return sv_tensor(s, op->results[0]);
+}
+
+/* ---- hints and checks ------------------------------------------------------------------------- */
+
+static SVal *hint(Spec *s, SVal **v, CallArgs *a, bool contig, const char *name) {
+  if (is_poison(v[0])) return v[0];
+  if (sv_is_number(v[0])) return v[0];
+  Value *x = bi_need_tensor(s, v[0], bi_argloc(a, 0), "input");
+  int64_t vals[IR_MAX_RANK];
+  int n;
+  if (!x || !bi_const_ints(s, v[1], bi_argloc(a, 1), "values", vals, &n, IR_MAX_RANK)) return s->poison;
+  int rank = x->type->rank ? x->type->rank : 1;
+  if (n != rank && !(n == 1)) {
+    spec_error(s, bi_argloc(a, 1), "tl.%s needs one value per dim (%d), got %d", name, rank, n);
+    return s->poison;
+  }
+  spec_at(s, a->loc);
+  Op *op = irb_op(&s->b, OP_ASSUME, &x, 1, x->type);
+  for (int i = 0; i < rank; i++) {
+    int64_t val = vals[n == 1 ? 0 : i];
+    if (val <= 0) {
+      spec_error(s, bi_argloc(a, 1), "tl.%s values must be positive", name);
+      return s->poison;
+    }
+    if (contig) op->attr.hint_contig[i] = (int)val;
+    else op->attr.hint_div[i] = (int)val;
+  }
+  return sv_tensor(s, op->results[0]);
+}
+SVal *b_multiple_of(Spec *s, SVal **v, CallArgs *a) { return hint(s, v, a, false, "multiple_of"); }
+SVal *b_max_contiguous(Spec *s, SVal **v, CallArgs *a) { return hint(s, v, a, true, "max_contiguous"); }
+SVal *b_max_constancy(Spec *s, SVal **v, CallArgs *a) { (void)a; return v[0]; }
+
+SVal *b_static_assert(Spec *s, SVal **v, CallArgs *a) {
+  if (is_poison(v[0])) return s->poison;
+  bool t;
+  if (!sv_truthy(s, v[0], bi_argloc(a, 0), &t) || !sv_is_constexpr(v[0])) {
+    spec_error(s, bi_argloc(a, 0), "tl.static_assert needs a constexpr condition, but this is a runtime %s "
+               "(use tl.device_assert for runtime checks)", sv_kind_name(v[0]));
+    return s->poison;
+  }
+  if (!t) {
+    const char *msg = v[1] && v[1]->kind == SV_STR ? v[1]->s : "";
+    if (*msg) spec_error(s, a->loc, "static_assert failed: %s", msg);
+    else spec_error(s, a->loc, "static_assert failed");
+  }
+  return s->none;
+}
+
+SVal *b_static_print(Spec *s, SVal **v, CallArgs *a) {
+  StrBuf sb;
+  sb_init(&sb);
+  SVal *t = v[0];
+  for (int i = 0; t && i < t->n; i++) {
+    if (i) sb_putc(&sb, ' ');
+    if (t->items[i]->kind == SV_STR) sb_puts(&sb, t->items[i]->s);
+    else sv_describe(s, &sb, t->items[i]);
+  }
+  diag_note(s->d, a->loc, "static_print: %s", sb.data ? sb.data : "");
+  sb_free(&sb);
+  return s->none;
+}
+
+SVal *b_device_assert(Spec *s, SVal **v, CallArgs *a) {
+  if (is_poison(v[0])) return s->poison;
+  /* Off outside debug mode, as in Triton: checked for type, not emitted. */
+  if (v[0]->kind != SV_TENSOR && !sv_is_constexpr(v[0]))
+    spec_error(s, bi_argloc(a, 0), "tl.device_assert needs a condition, not a %s", sv_kind_name(v[0]));
+  return s->none;
+}
+
+SVal *b_device_print(Spec *s, SVal **v, CallArgs *a) {
+  (void)v;
+  diag_warning(s->d, a->loc, "tl.device_print is not supported yet and is ignored");
+  return s->none;
+}
+
+SVal *b_debug_barrier(Spec *s, SVal **v, CallArgs *a) {
+  (void)v;
+  spec_at(s, a->loc);
+  irb_op(&s->b, OP_BARRIER, NULL, 0, NULL);
+  return s->none;
+}
+
+SVal *b_cdiv(Spec *s, SVal **v, CallArgs *a) {
+  if (is_poison(v[0]) || is_poison(v[1])) return s->poison;
+  if ((v[0]->kind == SV_INT || v[0]->kind == SV_BOOL) && (v[1]->kind == SV_INT || v[1]->kind == SV_BOOL)) {
+    if (v[1]->i == 0) {
+      spec_error(s, a->loc, "cdiv by zero");
+      return s->poison;
+    }
+    int64_t x = v[0]->i, d = v[1]->i;
+    if (x == INT64_MIN && d == -1) {
+      spec_error(s, a->loc, "integer overflow in constexpr cdiv (values are 64-bit)");
+      return s->poison;
+    }
+    int64_t q = x / d;
+    if ((x % d != 0) && ((x < 0) == (d < 0))) q++;
+    return sv_int(s, q);
+  }
+  SVal *t = spec_binop(s, AOP_ADD, v[0], v[1], a->loc);
+  t = spec_binop(s, AOP_SUB, t, sv_int(s, 1), a->loc);
+  return spec_binop(s, AOP_FLOORDIV, t, v[1], a->loc);
+}
+
+SVal *b_swizzle2d(Spec *s, SVal **v, CallArgs *a) {
+  Loc l = a->loc;
+  SVal *i = v[0], *j = v[1], *size_i = v[2], *size_j = v[3], *size_g = v[4];
+  SVal *ij = spec_binop(s, AOP_ADD, spec_binop(s, AOP_MUL, i, size_j, l), j, l);
+  SVal *size_gj = spec_binop(s, AOP_MUL, size_g, size_j, l);
+  SVal *group_id = spec_binop(s, AOP_FLOORDIV, ij, size_gj, l);
+  SVal *off_i = spec_binop(s, AOP_MUL, group_id, size_g, l);
+  SVal *margs[3] = {spec_binop(s, AOP_SUB, size_i, off_i, l), size_g, NULL};
+  SVal *g = b_minimum(s, margs, a);
+  ij = spec_binop(s, AOP_MOD, ij, size_gj, l);
+  SVal *new_i = spec_binop(s, AOP_ADD, off_i, spec_binop(s, AOP_MOD, ij, g, l), l);
+  SVal *new_j = spec_binop(s, AOP_FLOORDIV, ij, g, l);
+  if (is_poison(new_i) || is_poison(new_j)) return s->poison;
+  SVal *items[2] = {new_i, new_j};
+  return sv_tuple(s, items, 2, false);
+}
+
+SVal *b_next_power_of_2(Spec *s, SVal **v, CallArgs *a) {
+  int64_t n;
+  if (!sv_const_int(s, v[0], bi_argloc(a, 0), "n", &n)) return s->poison;
+  int64_t p = 1;
+  while (p < n && p < ((int64_t)1 << 62)) p <<= 1;
+  return sv_int(s, p);
+}
+
+/* triton.Config(kwargs, num_warps=4, num_stages=3, ...): the record the
+ * autotuner reads (module-level code builds lists of them). */

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# output_in_place.sh TLC — where `tlc -o PATH` writes.
+#
+# A path that exists and is not a regular file (a FIFO here; /dev/null in
+# real use) is written in place: renaming a temporary file over it would
+# replace the node (run as root, /dev/null became a regular file).  A
+# regular file is replaced atomically, and `-o -` is stdout.  The test
+# writes to a FIFO it made, never to /dev/null.
+set -euo pipefail
+tlc=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+src=$(dirname "$0")/../../examples/vector_add/vector_add.tile
+args=(compile "$src" --kernel add_kernel --signature '*fp32:16,*fp32:16,*fp32:16,i32,1024' --emit tir)
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# a FIFO: read it in the background, write through it
+mkfifo "$dir/fifo"
+cat "$dir/fifo" > "$dir/from_fifo" &
+reader=$!
+"$tlc" "${args[@]}" -o "$dir/fifo" || fail "tlc -o FIFO exited with $?"
+wait "$reader"
+[ -p "$dir/fifo" ] || fail "the FIFO was replaced by a $(stat -c %F "$dir/fifo")"
+grep -q '^func @add_kernel' "$dir/from_fifo" || fail "nothing came through the FIFO"
+ls "$dir" | grep -q tmp && fail "a temporary file was left behind: $(ls "$dir")"
+
+# a regular file: replaced, no temporary left behind
+echo old > "$dir/out.tir"
+"$tlc" "${args[@]}" -o "$dir/out.tir"
+cmp -s "$dir/out.tir" "$dir/from_fifo" || fail "-o FILE differs from what the FIFO carried"
+[ "$(ls "$dir")" = "$(printf 'fifo\nfrom_fifo\nout.tir')" ] || fail "stray files: $(ls "$dir")"
+
+# -o - is stdout
+"$tlc" "${args[@]}" -o - > "$dir/stdout.tir"
+cmp -s "$dir/stdout.tir" "$dir/from_fifo" || fail "-o - differs from -o FILE"
+
+# an unwritable place is an error, not a crash
+if "$tlc" "${args[@]}" -o "$dir/no/such/dir/out.tir" 2> "$dir/err"; then fail "writing into a missing folder succeeded"; fi
+grep -q "cannot write" "$dir/err" || fail "no message for an unwritable output: $(cat "$dir/err")"
+echo "ok: FIFO written in place, regular file replaced, -o - is stdout"

@@ -1,0 +1,89 @@
+/* test_compile_options.c — the compile API's one home for options: the
+ * defaults tlc_compile_options_init gives, an unset field meaning the same
+ * default everywhere (the fingerprint of {num_warps=0} is that of
+ * {num_warps=4}), and values out of range refused by
+ * tlc_compile_options_check and by tlc_compile alike (num_warps=64 used to
+ * compile). */
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/tlc_compiler.h"
+#include "tests/unit/test_util.h"
+
+static const char *src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def k(x_ptr, BLOCK: tl.constexpr):\n"
+    "    offs = tl.arange(0, BLOCK)\n"
+    "    tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1.0)\n";
+
+static tlc_compile_options base(void) {
+  tlc_compile_options o;
+  tlc_compile_options_init(&o);
+  o.signature = "*fp32:16,128";
+  o.emit = TLC_EMIT_TIR;
+  return o;
+}
+
+/* opt is refused with a message containing `part`, by the check and by
+ * tlc_compile (as a diagnostic, status TLC_COMPILE_ERROR). */
+static void refused(tlc_compile_options o, const char *part) {
+  char msg[200] = "";
+  CHECK(tlc_compile_options_check(&o, msg, sizeof msg) == -1, "accepted; expected \"%s\"", part);
+  CHECK_CONTAINS(msg, part);
+  tlc_compile_result r;
+  CHECK(tlc_compile("k.tile", src, &o, &r) == TLC_COMPILE_ERROR, "tlc_compile accepted it");
+  CHECK_CONTAINS(r.diagnostics, part);
+  CHECK(r.text == NULL);
+  tlc_compile_result_free(&r);
+}
+
+int main(void) {
+  tlc_compile_options d;
+  tlc_compile_options_init(&d);
+  CHECK(d.arch && !strcmp(d.arch, "sm_90a"));
+  CHECK(d.num_warps == 4 && d.num_stages == 3 && d.opt_level == 3 && d.emit == TLC_EMIT_PTX);
+  CHECK(tlc_compile_options_check(&d, NULL, 0) == 0);
+  CHECK(tlc_compile_options_check(NULL, NULL, 0) == 0, "NULL options are the defaults");
+
+  /* Unset fields are the defaults, in the cache key too. */
+  tlc_compile_options o = base(), z = base();
+  z.arch = NULL, z.num_warps = 0, z.num_stages = 0, z.opt_level = -1;
+  CHECK(tlc_compile_fingerprint(src, &o) == tlc_compile_fingerprint(src, &z));
+  z.num_warps = 8;
+  CHECK(tlc_compile_fingerprint(src, &o) != tlc_compile_fingerprint(src, &z));
+  tlc_compile_result r;
+  z.num_warps = 0;
+  CHECK(tlc_compile("k.tile", src, &z, &r) == TLC_COMPILE_OK, "%s", r.diagnostics);
+  CHECK_CONTAINS(r.text, "{num_warps=4}");
+  tlc_compile_result_free(&r);
+
+  o = base(), o.num_warps = 64;
+  refused(o, "num_warps must be a power of two from 1 to 32, not 64");
+  o = base(), o.num_warps = 6;
+  refused(o, "not 6");
+  o = base(), o.num_warps = -4;
+  refused(o, "not -4");
+  o = base(), o.num_stages = 17;
+  refused(o, "num_stages must be from 1 to 16, not 17");
+  o = base(), o.arch = "sm_99z";
+  refused(o, "unknown arch 'sm_99z'");
+  o = base(), o.opt_level = 4;
+  refused(o, "optimisation level must be 0, 1, 2 or 3, not 4");
+  o = base(), o.emit = (tlc_emit)42;
+  refused(o, "unknown emit kind 42");
+  o = base(), o.dump_after = "no-such-pass";
+  refused(o, "no pass named 'no-such-pass'");
+  o = base(), o.nconstexprs = 2;
+  refused(o, "2 constexprs but a NULL array");
+
+  /* Every value in range compiles. */
+  for (int w = 1; w <= 32; w *= 2) {
+    o = base(), o.num_warps = w;
+    CHECK(tlc_compile("k.tile", src, &o, &r) == TLC_COMPILE_OK, "num_warps %d: %s", w, r.diagnostics);
+    tlc_compile_result_free(&r);
+  }
+  return test_summary("test_compile_options");
+}
