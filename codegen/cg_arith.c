@@ -19,6 +19,7 @@
  * used for every element). */
 #include "codegen/cg_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 bool cg_is_arith(OpKind k) {
@@ -246,8 +247,12 @@ static LLVMValueRef unary(CgCtx *cg, const Op *op, DType d, LLVMValueRef x) {
 
 /* ---- casts ------------------------------------------------------------------ */
 
-/* fp8 <-> fp16 bits through the sm_89+ cvt instructions; e5m2 -> f16 is a
- * shift on every target (e5m2 is the top byte of an fp16). */
+/* fp8 -> fp16 through the sm_89+ cvt instructions; e5m2 -> f16 is a shift
+ * on every target (e5m2 is the top byte of an fp16), and before sm_89
+ * e4m3 -> f16 places the 7 magnitude bits below the fp16 sign so that
+ * exponent and mantissa line up (e4m3's bias is 8 less than fp16's, its
+ * subnormals become fp16 normals) and multiplies by 2^8, exact; S.1111.111
+ * is NaN. */
 static LLVMValueRef fp8_to_f16(CgCtx *cg, const Op *op, DType from, LLVMValueRef v) {
   LLVMBuilderRef B = cg->b;
   LLVMValueRef w = LLVMBuildZExt(B, v, cg->t_i16, "");
@@ -256,8 +261,13 @@ static LLVMValueRef fp8_to_f16(CgCtx *cg, const Op *op, DType from, LLVMValueRef
     return LLVMBuildBitCast(B, w, cg->t_f16, "");
   }
   if (cg->capability < 89) {
-    cg_error(cg, op, "fp8e4m3 conversion needs sm_89 or newer");
-    return LLVMGetUndef(cg->t_f16);
+    LLVMValueRef mag = LLVMBuildAnd(B, w, LLVMConstInt(cg->t_i16, 0x7f, 0), "");
+    LLVMValueRef sign = LLVMBuildShl(B, LLVMBuildAnd(B, w, LLVMConstInt(cg->t_i16, 0x80, 0), ""),
+                                     LLVMConstInt(cg->t_i16, 8, 0), "");
+    LLVMValueRef bits = LLVMBuildOr(B, sign, LLVMBuildShl(B, mag, LLVMConstInt(cg->t_i16, 7, 0), ""), "");
+    LLVMValueRef h = LLVMBuildFMul(B, LLVMBuildBitCast(B, bits, cg->t_f16, ""), LLVMConstReal(cg->t_f16, 256.0), "");
+    LLVMValueRef nan = LLVMBuildICmp(B, LLVMIntEQ, mag, LLVMConstInt(cg->t_i16, 0x7f, 0), "");
+    return LLVMBuildSelect(B, nan, LLVMConstReal(cg->t_f16, NAN), h, "");
   }
   LLVMValueRef r = cg_asm(cg, cg->t_i32, "cvt.rn.f16x2.e4m3x2 $0, $1;", "=r,h", &w, 1, false);
   r = LLVMBuildTrunc(B, r, cg->t_i16, "");
@@ -265,7 +275,7 @@ static LLVMValueRef fp8_to_f16(CgCtx *cg, const Op *op, DType from, LLVMValueRef
 }
 
 static LLVMValueRef f32_to_fp8(CgCtx *cg, const Op *op, DType to, LLVMValueRef v) {
-  if (cg->capability < 89) {
+  if (cg->capability < 89) { /* the specializer refuses these with the kernel's location */
     cg_error(cg, op, "conversion to fp8 needs sm_89 or newer");
     return LLVMGetUndef(cg->t_i8);
   }

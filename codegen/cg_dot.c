@@ -17,6 +17,7 @@
  * the usual row-major B). */
 #include "codegen/cg_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static int log2i(int64_t x) {
@@ -151,7 +152,15 @@ static void lower_mma(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb, con
   LLVMValueRef *acc = ARENA_ARRAY(&cg->arena, LLVMValueRef, fc->count);
   for (int i = 0; i < fc->count; i++) acc[i] = cg_el(C, i);
   const char *name;
-  if (ad == DT_F16 && cd == DT_F32) name = "llvm.nvvm.mma.m16n8k16.row.col.f32.f32";
+  char fp8[160] = "";
+  DType bd = op->operands[1]->type->dtype;
+  if ((ad == DT_F8E4M3 || ad == DT_F8E5M2) && cd == DT_F32) /* PTX 8.4, sm_89+: no LLVM 19 intrinsic */
+    snprintf(fp8, sizeof fp8,
+             "mma.sync.aligned.m16n8k32.row.col.f32.%s.%s.f32 "
+             "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
+             ad == DT_F8E4M3 ? "e4m3" : "e5m2", bd == DT_F8E4M3 ? "e4m3" : "e5m2");
+  if (fp8[0]) name = NULL;
+  else if (ad == DT_F16 && cd == DT_F32) name = "llvm.nvvm.mma.m16n8k16.row.col.f32.f32";
   else if (ad == DT_F16 && cd == DT_F16) name = "llvm.nvvm.mma.m16n8k16.row.col.f16.f16";
   else if (ad == DT_BF16) name = "llvm.nvvm.mma.m16n8k16.row.col.bf16";
   else if (ad == DT_F32) name = "llvm.nvvm.mma.m16n8k8.row.col.tf32";
@@ -194,7 +203,14 @@ static void lower_mma(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb, con
         } else {
           for (int j = 0; j < 4; j++) args[n++] = acc[cbase + j];
         }
-        LLVMValueRef res = cg_intrin(cg, name, NULL, 0, args, n);
+        LLVMValueRef res;
+        if (fp8[0]) {
+          LLVMTypeRef f4[4] = {cg->t_f32, cg->t_f32, cg->t_f32, cg->t_f32};
+          res = cg_asm(cg, LLVMStructTypeInContext(cg->ctx, f4, 4, 0), fp8, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
+                       args, n, false);
+        } else {
+          res = cg_intrin(cg, name, NULL, 0, args, n);
+        }
         if (cd == DT_F16) {
           for (int j = 0; j < 2; j++) {
             LLVMValueRef v = LLVMBuildExtractValue(cg->b, res, (unsigned)j, "");

@@ -58,8 +58,7 @@ static void lower_constant(CgCtx *cg, Op *op) {
   LLVMTypeRef t = cg_type(cg, d);
   LLVMValueRef c;
   if (d == DT_F8E4M3 || d == DT_F8E5M2) {
-    cg_error(cg, op, "fp8 constants are not supported");
-    c = LLVMGetUndef(t);
+    c = LLVMConstInt(t, dt_fp8_bits(d, op->attr.fval), false);
   } else if (dt_is_float(d)) {
     c = LLVMConstReal(t, op->attr.fval);
   } else if (d == DT_PTR) {

@@ -24,7 +24,8 @@ const char *cg_ptx_features(const char *arch) {
   static const struct {
     const char *arch, *features;
   } table[] = {
-      {"sm_90a", "+ptx80"}, {"sm_90", "+ptx80"}, {"sm_89", "+ptx78"}, {"sm_87", "+ptx78"},
+      /* PTX 8.4 on sm_89 and sm_90: mma.sync with fp8 operands */
+      {"sm_90a", "+ptx84"}, {"sm_90", "+ptx84"}, {"sm_89", "+ptx84"}, {"sm_87", "+ptx78"},
       {"sm_86", "+ptx78"},  {"sm_80", "+ptx78"}, {"sm_75", "+ptx78"}, {"sm_70", "+ptx78"},
   };
   if (!arch) return NULL;

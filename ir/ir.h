@@ -73,6 +73,7 @@ const char *dt_name(DType d);  /* "i32", "f16", "bf16", "f8e4m3", "ptr" */
 /* Parse Triton's spellings: "fp32"/"f32"/"float32", "i32"/"int32", "bf16",
  * "u8"/"uint8", "i1"/"int1", "fp8e4nv", ... Returns -1 when unknown. */
 int dt_parse(const char *s);
+unsigned dt_fp8_bits(DType d, double x); /* x in f8e4m3/f8e5m2, satfinite */
 int64_t ty_numel(const Type *t);     /* 1 for scalars */
 int ty_elem_bytes(const Type *t);    /* size of one element in memory (i1: 1) */
 /* "tensor<128x64xf16, #blocked1>", "ptr<f32>", "i32" */

@@ -5,6 +5,7 @@
  * hash keyed by the type's fields; entries live in the module arena. */
 #include "ir/ir_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 IrContext *ir_context_new(Arena *arena) {
@@ -33,6 +34,29 @@ bool dt_is_signed(DType d) { return d >= DT_I8 && d <= DT_I64; }
 bool dt_is_unsigned(DType d) { return d == DT_I1 || (d >= DT_U8 && d <= DT_U64); }
 int dt_bits(DType d) { return (unsigned)d < DT__COUNT ? dt_table[d].bits : 0; }
 const char *dt_name(DType d) { return (unsigned)d < DT__COUNT ? dt_table[d].name : "?"; }
+
+/* The bits of x in an fp8 format, rounded to nearest even and saturated to
+ * the largest finite value as the satfinite conversions do (e4m3 has no
+ * infinity; NaN is 0x7f in both). */
+unsigned dt_fp8_bits(DType d, double x) {
+  int mant = d == DT_F8E4M3 ? 3 : 2, bias = d == DT_F8E4M3 ? 7 : 15;
+  unsigned maxbits = d == DT_F8E4M3 ? 0x7e : 0x7b; /* 448, 57344 */
+  if (x != x) return 0x7f;
+  unsigned sign = signbit(x) ? 0x80 : 0;
+  double a = fabs(x);
+  int e;
+  (void)frexp(a, &e); /* a = m * 2^e, 0.5 <= m < 1 */
+  int lead = e - 1 < 1 - bias ? 1 - bias : e - 1;
+  double q = ldexp(1.0, lead - mant), r = a == 0 ? 0 : nearbyint(a / q) * q;
+  double maxv = ldexp(1.0 + (maxbits & ((1u << mant) - 1)) / (double)(1 << mant), (int)(maxbits >> mant) - bias);
+  if (r >= maxv || isinf(a)) return sign | maxbits;
+  if (r == 0) return sign;
+  (void)frexp(r, &e);
+  int be = e - 1 + bias; /* biased exponent; 0 for subnormals */
+  if (be <= 0) return sign | (unsigned)(r / ldexp(1.0, 1 - bias - mant));
+  unsigned m = (unsigned)((r / ldexp(1.0, e - 1) - 1.0) * (1 << mant));
+  return sign | (unsigned)be << mant | m;
+}
 
 int dt_parse(const char *s) {
   static const struct {

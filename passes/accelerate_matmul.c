@@ -117,7 +117,9 @@ bool pass_dot_plan(IrModule *m, const Op *dot, const PassUsers *users, DotPlan *
   const Type *a = dot->operands[0]->type, *r = dot->results[0]->type;
   int kw = kwidth(a->dtype, dot->attr.precision);
   if (a->dtype == DT_F8E4M3 || a->dtype == DT_F8E5M2) kw = 4;
-  if (a->dtype != dot->operands[1]->type->dtype) kw = 0;
+  DType bd = dot->operands[1]->type->dtype;
+  bool fp8 = (a->dtype == DT_F8E4M3 || a->dtype == DT_F8E5M2) && (bd == DT_F8E4M3 || bd == DT_F8E5M2);
+  if (a->dtype != bd && !fp8) kw = 0; /* the two fp8 formats mix */
   if (r->rank != 2 || kw == 0) return false;
   int64_t M = r->shape[0], N = r->shape[1], K = a->shape[1];
   if (M < 16 || N < 8 || K < 8 * kw) return false;
@@ -129,7 +131,9 @@ bool pass_dot_plan(IrModule *m, const Op *dot, const PassUsers *users, DotPlan *
   /* Chained dots (attention) stay on mma.sync until their register-A
    * wgmma path is in place. */
   if (!chained && plan_wgmma(m, dot, kw, plan)) return true;
-  if (a->dtype == DT_F8E4M3 || a->dtype == DT_F8E5M2) return false; /* no mma.sync form yet */
+  /* mma.sync takes fp8 from sm_89 on (m16n8k32, the int8 fragments) */
+  if ((a->dtype == DT_F8E4M3 || a->dtype == DT_F8E5M2) && (m->capability < 89 || r->dtype != DT_F32))
+    return false;
   if (chained && M >= 16 * nw) {
     wpc[0] = nw;
   } else {

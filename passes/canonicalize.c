@@ -140,6 +140,16 @@ static bool const_of(const Value *v, Const *c) {
   return true;
 }
 
+/* A constant of any element type, for the ops that only move it (splat,
+ * broadcast, layout changes): fp8 constants, which arithmetic never folds,
+ * still become tensor constants. */
+static bool const_moved(const Value *v, Const *c) {
+  if (const_of(v, c)) return true;
+  if (!v || !v->def || v->def->kind != OP_CONSTANT || !dt_is_float(v->type->dtype)) return false;
+  *c = (Const){true, 0, v->def->attr.fval};
+  return true;
+}
+
 static bool is_int_const(const Value *v, int64_t want) {
   Const c;
   return const_of(v, &c) && !c.isf && c.i == pass_int_norm(v->type->dtype, want);
@@ -337,7 +347,7 @@ static Value *fold(Canon *C, Op *op) {
   Const c;
   switch (op->kind) {
   case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_RESHAPE: case OP_TRANS:
-    if (const_of(o[0], &c)) return make_const(C, op, rt, c);
+    if (const_moved(o[0], &c)) return make_const(C, op, rt, c);
     if (o[0]->type != rt) return NULL;
     if (op->kind == OP_TRANS) /* a square tile keeps its type: only the identity is a no-op */
       for (int d = 0; d < rt->rank; d++)
@@ -349,7 +359,7 @@ static Value *fold(Canon *C, Op *op) {
       C->changes++;
     }
     if (o[0]->type == rt) return o[0];
-    if (const_of(o[0], &c)) return make_const(C, op, rt, c);
+    if (const_moved(o[0], &c)) return make_const(C, op, rt, c);
     return NULL;
   case OP_ASSUME:
     return const_of(o[0], &c) ? o[0] : NULL; /* a hint on a constant says nothing new */

@@ -10,6 +10,10 @@
  *   x_d  = start_d + arange(0, B_d)        (or arange alone: start 0)
  *   mask = (x_r[:, None] < R) & (x_c[None, :] < C)   (either, both or none)
  *
+ * and a block pointer's lowering of the same (spec/blockptr.c): the index in
+ * i64 over i32 values, scaled before it is expanded, its mask
+ * (0 <= x_d) & (x_d < extent_d) per dim,
+ *
  * with base a kernel pointer argument aligned to 16 bytes, the contiguous
  * dim's stride the constant 1, the other stride a kernel argument or a
  * constant whose byte size is a multiple of 16 (TMA's rule), and the extents
@@ -36,21 +40,39 @@ static const Value *strip(const Value *v) {
   return v;
 }
 
-/* x = start + arange(0, n) (either order), or arange alone. */
+/* v without widenings of a signed integer to i64 (a block pointer's index
+ * arithmetic is in i64 over i32 values): the value it had before. */
+static const Value *narrow(const Value *v) {
+  while (v && v->def && v->def->kind == OP_CAST && v->type->dtype == DT_I64) {
+    DType from = v->def->operands[0]->type->dtype;
+    if (from != DT_I32 && from != DT_I16 && from != DT_I8) break;
+    v = v->def->operands[0];
+  }
+  return v;
+}
+
+static bool is_arange(const Value *a, int64_t n) {
+  a = narrow(strip(a)); /* arange is never negative: any widening keeps it */
+  return a && a->def && a->def->kind == OP_ARANGE && a->def->attr.start == 0 && a->def->attr.end == n;
+}
+
+/* x = start + arange(0, n) (either order), or arange alone; *start is an
+ * i32 scalar (NULL: 0). */
 static bool index_like(const Value *x, int64_t n, const Value **start) {
   x = strip(x);
   if (!x || !x->def || x->type->rank != 1) return false;
-  const Op *d = x->def;
-  if (d->kind == OP_ARANGE) {
+  if (is_arange(x, n)) {
     *start = NULL;
-    return d->attr.start == 0 && d->attr.end == n;
+    return true;
   }
+  const Op *d = x->def;
   if (d->kind != OP_ADD) return false;
   for (int k = 0; k < 2; k++) {
-    const Value *a = strip(d->operands[k]), *s = strip(d->operands[1 - k]);
-    if (a && a->def && a->def->kind == OP_ARANGE && a->def->attr.start == 0 && a->def->attr.end == n &&
-        s && s->def && s->def->kind == OP_SPLAT) {
-      *start = s->def->operands[0];
+    const Value *s = strip(d->operands[1 - k]);
+    if (is_arange(d->operands[k], n) && s && s->def && s->def->kind == OP_SPLAT) {
+      const Value *st = narrow(s->def->operands[0]);
+      if (st->type->dtype != DT_I32) return false; /* TMA coordinates are i32 */
+      *start = st;
       return true;
     }
   }
@@ -61,6 +83,13 @@ static bool index_like(const Value *x, int64_t n, const Value **start) {
 static const Value *splatted(const Value *v) {
   v = strip(v);
   return v && v->def && v->def->kind == OP_SPLAT ? v->def->operands[0] : NULL;
+}
+
+/* A zero constant tensor or splat of zero. */
+static bool zero_tensor(const Value *v) {
+  const Value *s = splatted(v);
+  v = s ? s : strip(v);
+  return v && v->def && v->def->kind == OP_CONSTANT && v->def->attr.ival == 0 && v->def->attr.fval == 0;
 }
 
 /* offsets = sum over dims of x_d * stride_d (2-D, each dim at most once). */
@@ -95,10 +124,18 @@ static bool affine(const Value *v, const int64_t *shape, Term *t) {
     return false;
   case OP_EXPAND_DIMS: {
     int dim = 1 - d->attr.axis;
-    const Value *start;
-    if (d->attr.axis < 0 || d->attr.axis > 1 || !index_like(d->operands[0], shape[dim], &start)) return false;
+    const Value *start, *x = strip(d->operands[0]), *stride = NULL;
+    if (d->attr.axis < 0 || d->attr.axis > 1) return false;
+    /* the index scaled before it is expanded: expand_dims(x * splat(s)) */
+    if (x && x->def && x->def->kind == OP_MUL)
+      for (int k = 0; k < 2 && !stride; k++) {
+        const Value *s = splatted(x->def->operands[k]);
+        if (s && index_like(x->def->operands[1 - k], shape[dim], &start))
+          stride = s, x = strip(x->def->operands[1 - k]);
+      }
+    if (!stride && !index_like(x, shape[dim], &start)) return false;
     t[0] = t[1] = (Term){0};
-    t[dim] = (Term){strip(d->operands[0]), NULL};
+    t[dim] = (Term){x, stride};
     return true;
   }
   default:
@@ -114,6 +151,7 @@ static int arg_index(const IrFunc *f, const Value *v) {
 
 /* A kernel argument or a constant, as a recipe value. */
 static bool tma_value(const IrFunc *f, const Value *v, IrTmaValue *out) {
+  v = narrow(v);
   if (!v || v->type->rank || !dt_is_int(v->type->dtype)) return false;
   if (v->def && v->def->kind == OP_CONSTANT) {
     *out = (IrTmaValue){-1, v->def->attr.ival};
@@ -125,16 +163,24 @@ static bool tma_value(const IrFunc *f, const Value *v, IrTmaValue *out) {
   return true;
 }
 
-/* mask = and-tree of (x_d broadcast) < bound: the bounds, by dim. */
+/* mask = and-tree of (x_d broadcast) < bound, and of x_d >= 0 (TMA
+ * zero-fills below 0 too), either before or after x_d is expanded: the
+ * bounds, by dim. */
 static bool mask_bounds(const IrFunc *f, const Value *m, const Term *t, IrTmaValue *bound, bool *has) {
   m = strip(m);
   if (!m || !m->def) return false;
   const Op *d = m->def;
   if (d->kind == OP_AND)
     return mask_bounds(f, d->operands[0], t, bound, has) && mask_bounds(f, d->operands[1], t, bound, has);
-  if (d->kind != OP_CMP || d->attr.pred != CMP_LT) return false;
+  if (d->kind == OP_EXPAND_DIMS) return mask_bounds(f, d->operands[0], t, bound, has);
+  if (d->kind != OP_CMP || (d->attr.pred != CMP_LT && d->attr.pred != CMP_GE)) return false;
   const Value *x = strip(d->operands[0]), *b = splatted(d->operands[1]);
   if (x && x->def && x->def->kind == OP_EXPAND_DIMS) x = strip(x->def->operands[0]);
+  if (d->attr.pred == CMP_GE) {
+    for (int k = 0; k < 2; k++)
+      if (t[k].x && t[k].x == x && zero_tensor(d->operands[1])) return true;
+    return false;
+  }
   for (int k = 0; k < 2; k++)
     if (t[k].x && t[k].x == x && !has[k] && tma_value(f, b, &bound[k])) {
       has[k] = true;

@@ -351,6 +351,14 @@ SVal *b_dot(Spec *s, SVal **v, CallArgs *a) {
                dt_name(ex->dtype));
     return s->poison;
   }
+  if (fp8 && s->m->capability > 0 && s->m->capability < 89) {
+    /* no fp8 tensor-core instructions before sm_89: the operands widen to
+     * fp16 (exactly), as Triton does on Ampere */
+    const Type *h = ty_scalar(bi_ctx(s), DT_F16);
+    x = spec_cast(s, x, h, bi_argloc(a, 0)), y = spec_cast(s, y, h, bi_argloc(a, 1));
+    if (!x || !y) return s->poison;
+    ex = ey = h;
+  }
   DotPrecision prec = PREC_TF32;
   if (v[4] && v[4]->kind != SV_NONE) {
     bool t;

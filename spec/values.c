@@ -381,6 +381,13 @@ Value *spec_cast(Spec *s, Value *v, const Type *elem, Loc loc) {
       return NULL;
     }
   }
+  bool to_fp8 = elem->dtype == DT_F8E4M3 || elem->dtype == DT_F8E5M2;
+  if (to_fp8 && from->dtype != DT_F8E4M3 && from->dtype != DT_F8E5M2 && s->m->capability > 0 &&
+      s->m->capability < 89) {
+    spec_error(s, loc, "conversion to %s needs sm_89 or newer (the target is sm_%d)", dt_name(elem->dtype),
+               s->m->capability);
+    return NULL;
+  }
   spec_at(s, loc);
   return irb_cast(&s->b, v, ty_with_elem(s->m->ctx, v->type, elem));
 }

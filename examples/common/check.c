@@ -86,6 +86,45 @@ float ex_f16_to_f32(uint16_t h) {
   return f;
 }
 
+/* ---- fp8 (e4m3fn, e5m2) ------------------------------------------------------------- */
+
+/* The value of an fp8 byte: 1 sign, 4 or 5 exponent bits (bias 7 or 15),
+ * 3 or 2 mantissa bits; e4m3fn has no infinity and NaN only at S.1111.111,
+ * e5m2 follows IEEE (exponent 31: infinity or NaN). */
+float ex_f8_to_f32(uint8_t b, bool e5m2) {
+  int mant = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  int e = (b & 0x7f) >> mant, m = b & ((1 << mant) - 1);
+  float sign = b & 0x80 ? -1.0f : 1.0f;
+  if (!e5m2 && (b & 0x7f) == 0x7f) return NAN;
+  if (e5m2 && e == 31) return m ? NAN : sign * INFINITY;
+  if (e == 0) return sign * ldexpf((float)m, 1 - bias - mant);
+  return sign * ldexpf((float)((1 << mant) + m), e - bias - mant);
+}
+
+/* float -> fp8, round to nearest even, saturating at the largest finite
+ * value (448 or 57344) as the device's satfinite conversions do.  Done by
+ * search over the 127 non-negative finite bytes, which are ordered. */
+uint8_t ex_f32_to_f8(float f, bool e5m2) {
+  if (f != f) return 0x7f;
+  uint8_t sign = signbit(f) ? 0x80 : 0;
+  float a = fabsf(f);
+  int top = e5m2 ? 0x7b : 0x7e; /* largest finite */
+  if (a >= ex_f8_to_f32((uint8_t)top, e5m2)) return (uint8_t)(sign | top);
+  int lo = 0, hi = top; /* value(lo) <= a < value(hi) */
+  while (hi - lo > 1) {
+    int mid = (lo + hi) / 2;
+    if (ex_f8_to_f32((uint8_t)mid, e5m2) <= a) lo = mid;
+    else hi = mid;
+  }
+  float dl = a - ex_f8_to_f32((uint8_t)lo, e5m2), dh = ex_f8_to_f32((uint8_t)hi, e5m2) - a;
+  int k = dl < dh || (dl == dh && !(lo & 1)) ? lo : hi;
+  return (uint8_t)(sign | k);
+}
+
+void ex_fill_f8(ExRng *r, uint8_t *x, size_t n, double lo, double hi, bool e5m2) {
+  for (size_t i = 0; i < n; i++) x[i] = ex_f32_to_f8((float)ex_rng_uniform(r, lo, hi), e5m2);
+}
+
 /* ---- helpers ------------------------------------------------------------------- */
 
 int64_t ex_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -156,7 +195,7 @@ void ex_sig_const_int(ExSig *s, int64_t v) { sig_append(s, "%" PRId64, v); }
 
 /* ---- checking ------------------------------------------------------------------- */
 
-size_t ex_elem_size(ExElem e) { return e == EX_F32 ? 4 : 2; }
+size_t ex_elem_size(ExElem e) { return e == EX_F32 ? 4 : e == EX_F8E4M3 || e == EX_F8E5M2 ? 1 : 2; }
 
 uint16_t ex_f32_to_bf16(float f) {
   uint32_t b;
@@ -174,6 +213,11 @@ float ex_bf16_to_f32(uint16_t h) {
 }
 
 double ex_elem_value(const void *out, ExElem elem, size_t i, bool *poison) {
+  if (elem == EX_F8E4M3 || elem == EX_F8E5M2) {
+    uint8_t b = ((const uint8_t *)out)[i];
+    *poison = b == 0xFFu;
+    return ex_f8_to_f32(b, elem == EX_F8E5M2);
+  }
   if (elem == EX_BF16) {
     uint16_t h = ((const uint16_t *)out)[i];
     *poison = h == 0xFFFFu;
@@ -195,6 +239,8 @@ double ex_elem_value(const void *out, ExElem elem, size_t i, bool *poison) {
 bool ex_elem_bits_equal(const void *out, ExElem elem, size_t i, double ref) {
   if (elem == EX_F16) return ((const uint16_t *)out)[i] == ex_f32_to_f16((float)ref);
   if (elem == EX_BF16) return ((const uint16_t *)out)[i] == ex_f32_to_bf16((float)ref);
+  if (elem == EX_F8E4M3 || elem == EX_F8E5M2)
+    return ((const uint8_t *)out)[i] == ex_f32_to_f8((float)ref, elem == EX_F8E5M2);
   float r = (float)ref, o;
   memcpy(&o, (const char *)out + 4 * i, 4);
   return memcmp(&r, &o, 4) == 0;

@@ -385,7 +385,11 @@ bool ex_report_out(Ex *ex, const char *label, const char *size, const ExOut *o, 
 }
 
 ExElem ex_elem_of(const char *dtype) {
-  return !strcmp(dtype, "fp16") ? EX_F16 : !strcmp(dtype, "bf16") ? EX_BF16 : EX_F32;
+  return !strcmp(dtype, "fp16")      ? EX_F16
+         : !strcmp(dtype, "bf16")    ? EX_BF16
+         : !strcmp(dtype, "fp8e4nv") ? EX_F8E4M3
+         : !strcmp(dtype, "fp8e5")   ? EX_F8E5M2
+                                     : EX_F32;
 }
 
 tlc_devptr ex_upload_random(Ex *ex, ExElem e, size_t n, double lo, double hi, double *vals) {
@@ -397,6 +401,9 @@ tlc_devptr ex_upload_random(Ex *ex, ExElem e, size_t n, double lo, double hi, do
   } else if (e == EX_BF16) {
     ex_fill_bf16(&ex->rng, h, n, lo, hi);
     for (size_t i = 0; i < n; i++) vals[i] = ex_bf16_to_f32(((uint16_t *)h)[i]);
+  } else if (e == EX_F8E4M3 || e == EX_F8E5M2) {
+    ex_fill_f8(&ex->rng, h, n, lo, hi, e == EX_F8E5M2);
+    for (size_t i = 0; i < n; i++) vals[i] = ex_f8_to_f32(((uint8_t *)h)[i], e == EX_F8E5M2);
   } else {
     ex_fill_f32(&ex->rng, h, n, lo, hi);
     for (size_t i = 0; i < n; i++) vals[i] = ((float *)h)[i];

@@ -45,6 +45,11 @@ float ex_f16_to_f32(uint16_t h);
 uint16_t ex_f32_to_bf16(float f);
 float ex_bf16_to_f32(uint16_t h);
 void ex_fill_bf16(ExRng *r, uint16_t *x, size_t n, double lo, double hi);
+/* fp8: e4m3fn (Triton's fp8e4nv) or e5m2 (fp8e5); to fp8 rounds to nearest
+ * even and saturates at the largest finite value */
+float ex_f8_to_f32(uint8_t b, bool e5m2);
+uint8_t ex_f32_to_f8(float f, bool e5m2);
+void ex_fill_f8(ExRng *r, uint8_t *x, size_t n, double lo, double hi, bool e5m2);
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -127,10 +132,11 @@ double ex_events_median_us(Ex *ex, tlc_event **ev, int reps);
 
 /* ---- checking -------------------------------------------------------------- */
 
-typedef enum ExElem { EX_F32, EX_F16, EX_BF16 } ExElem;
+typedef enum ExElem { EX_F32, EX_F16, EX_BF16, EX_F8E4M3, EX_F8E5M2 } ExElem;
 
 size_t ex_elem_size(ExElem e);
-/* "fp16" -> EX_F16, "bf16" -> EX_BF16, anything else EX_F32 */
+/* "fp16" -> EX_F16, "bf16" -> EX_BF16, "fp8e4nv" -> EX_F8E4M3, "fp8e5" ->
+ * EX_F8E5M2, anything else EX_F32 */
 ExElem ex_elem_of(const char *dtype);
 /* n random values uniform in [lo, hi) rounded to `e`, uploaded to a new
  * device buffer (returned); vals[i] gets the exact value the device holds. */

@@ -98,6 +98,29 @@ static void test_f16(void) {
   }
 }
 
+static void test_f8(void) {
+  for (int e5 = 0; e5 < 2; e5++) {
+    bool e5m2 = e5;
+    /* every finite byte converts to float and back to itself */
+    int bad = 0;
+    for (int b = 0; b < 256; b++) {
+      float f = ex_f8_to_f32((uint8_t)b, e5m2);
+      if (f == f && !isinf(f) && ex_f32_to_f8(f, e5m2) != b) bad++;
+    }
+    EXPECT(bad == 0, e5m2 ? "e5m2 round trip" : "e4m3 round trip");
+  }
+  EXPECT(ex_f8_to_f32(0x38, false) == 1.0f && ex_f8_to_f32(0x3c, true) == 1.0f, "1.0");
+  EXPECT(ex_f8_to_f32(0x7e, false) == 448.0f && ex_f8_to_f32(0x7b, true) == 57344.0f, "largest finite");
+  EXPECT(ex_f8_to_f32(0x01, false) == 0x1p-9f && ex_f8_to_f32(0x01, true) == 0x1p-16f, "smallest subnormal");
+  EXPECT(ex_f8_to_f32(0x7f, false) != ex_f8_to_f32(0x7f, false), "e4m3 NaN");
+  EXPECT(isinf(ex_f8_to_f32(0x7c, true)), "e5m2 infinity");
+  EXPECT(ex_f32_to_f8(1000.0f, false) == 0x7e && ex_f32_to_f8(-1e6f, true) == 0xfb, "saturation");
+  EXPECT(ex_f32_to_f8(1.0625f, false) == 0x38, "1 + half ulp ties to even (down)");
+  EXPECT(ex_f32_to_f8(1.1875f, false) == 0x3a, "1 + 1.5 ulp ties to even (up)");
+  EXPECT(ex_f32_to_f8(0x1p-10f, false) == 0x00 && ex_f32_to_f8(0x1.8p-10f, false) == 0x01, "subnormal rounding");
+  EXPECT(ex_f32_to_f8(-0.0f, false) == 0x80, "-0");
+}
+
 static void test_check(void) {
   double ref[4] = {1, -2, 3, 0.5};
   float out[4] = {1, -2, 3, 0.5};
@@ -208,6 +231,7 @@ static void test_refs(void) {
 
 int main(void) {
   test_f16();
+  test_f8();
   test_check();
   test_sig();
   test_refs();

@@ -1543,9 +1543,24 @@ static void test_dot_rejected(void) {
         "bad SSA: %s", err.out.data ? err.out.data : "");
   diag_free(&err);
   t_free(&t);
-  CHECK(cg_ptx_features("sm_90a") && !strcmp(cg_ptx_features("sm_90a"), "+ptx80"), "sm_90a");
+  CHECK(cg_ptx_features("sm_90a") && !strcmp(cg_ptx_features("sm_90a"), "+ptx84"), "sm_90a");
   CHECK(cg_ptx_features("sm_80") && !strcmp(cg_ptx_features("sm_80"), "+ptx78"), "sm_80");
   CHECK(!cg_ptx_features("sm_12"), "unknown arch");
+}
+
+/* fp8 constants (lower_constant): the bits of a value, rounded to nearest
+ * even and saturated as the satfinite conversions do. */
+static void test_fp8_bits(void) {
+  CHECK(dt_fp8_bits(DT_F8E4M3, 1.0) == 0x38 && dt_fp8_bits(DT_F8E5M2, 1.0) == 0x3c, "1.0");
+  CHECK(dt_fp8_bits(DT_F8E4M3, 0.0) == 0 && dt_fp8_bits(DT_F8E4M3, -0.0) == 0x80, "zeros");
+  CHECK(dt_fp8_bits(DT_F8E4M3, 448) == 0x7e && dt_fp8_bits(DT_F8E4M3, 470) == 0x7e &&
+            dt_fp8_bits(DT_F8E4M3, -1e9) == 0xfe, "e4m3 saturates at 448");
+  CHECK(dt_fp8_bits(DT_F8E5M2, 57344) == 0x7b && dt_fp8_bits(DT_F8E5M2, 1e9) == 0x7b, "e5m2 saturates");
+  CHECK(dt_fp8_bits(DT_F8E4M3, 0x1p-9) == 0x01 && dt_fp8_bits(DT_F8E5M2, 0x1p-16) == 0x01, "subnormals");
+  CHECK(dt_fp8_bits(DT_F8E4M3, 0x1p-10) == 0x00 && dt_fp8_bits(DT_F8E4M3, 0x1.8p-10) == 0x01, "ties to even");
+  CHECK(dt_fp8_bits(DT_F8E4M3, 1.0625) == 0x38 && dt_fp8_bits(DT_F8E4M3, 1.1875) == 0x3a, "normal ties");
+  CHECK(dt_fp8_bits(DT_F8E4M3, 0x1p-6) == 0x08 && dt_fp8_bits(DT_F8E4M3, 0x1.cp-7) == 0x07, "normal edge");
+  CHECK(dt_fp8_bits(DT_F8E4M3, NAN) == 0x7f, "NaN");
 }
 
 int main(int argc, char **argv) {
@@ -1563,6 +1578,7 @@ int main(int argc, char **argv) {
       return 77;
     }
   }
+  test_fp8_bits();
   test_vector_add(true);
   test_vector_add(false);
   test_softmax();
