@@ -2,7 +2,8 @@
 """peers_tc.py -- the peers' side of bench/tlc_bench_tc: the same tensor-core
 workloads in Triton and torch, on the same GPU.
 
-  matmul fp16/bf16 4096^3 and 8192^3, and a num_stages sweep (1-5) of one
+  matmul fp16/bf16 4096^3 and 8192^3, fp8 e4m3 8192^3 (B K-major, C fp16,
+      as the tutorial runs it), and a num_stages sweep (1-5) of one
       config at 4096^3: the very kernel text tlc compiles
       (examples/matmul/grouped_matmul_1d.tile, the algorithm of Triton's
       matmul tutorial) run by Triton over the tutorial's fp16 configs for
@@ -87,16 +88,29 @@ MM_CONFIGS = [
 ]
 
 
+# Triton's matmul tutorial, its fp8 configs for CUDA that suit the H100
+MM_CONFIGS_FP8 = [
+    (128, 256, 128, 8, 3, 8), (256, 128, 128, 8, 3, 8), (128, 256, 128, 8, 4, 8), (128, 128, 128, 8, 4, 4),
+    (64, 256, 128, 8, 4, 4),
+]
+
+
 def bench_matmul(M, N, K, dev, dtype="fp16", configs=MM_CONFIGS, name=None, cublas=True):
     """The kernel text tlc compiles, run by Triton over `configs` (best
-    kept), and cuBLAS (torch.matmul) on the same inputs; one BENCH line."""
+    kept), and cuBLAS (torch.matmul; for fp8 torch._scaled_mm with unit
+    scales) on the same inputs; one BENCH line.  fp8 as the tutorial runs
+    it: B is the transpose of an N x K array (K-major), C is fp16."""
     mod = load_tile("matmul/grouped_matmul_1d.tile")
     kern = mod.grouped_matmul_1d_kernel
-    tdt = {"fp16": torch.float16, "bf16": torch.bfloat16}[dtype]
-    tol = 2e-3 if dtype == "fp16" else 1e-2
+    tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp8e4nv": torch.float8_e4m3fn}[dtype]
+    fp8 = dtype == "fp8e4nv"
+    tol = 1e-2 if dtype == "bf16" else 2e-3
     a = (torch.rand(M, K, device=dev) * 2 - 1).to(tdt)
-    b = (torch.rand(K, N, device=dev) * 2 - 1).to(tdt)
-    c = torch.empty(M, N, device=dev, dtype=tdt)
+    if fp8:
+        b = (torch.rand(N, K, device=dev) * 2 - 1).to(tdt).T
+    else:
+        b = (torch.rand(K, N, device=dev) * 2 - 1).to(tdt)
+    c = torch.empty(M, N, device=dev, dtype=torch.float16 if fp8 else tdt)
     ref = torch.matmul(a.float(), b.float())
     best, best_cfg, errs = float("inf"), "-", []
 
@@ -122,8 +136,13 @@ def bench_matmul(M, N, K, dev, dtype="fp16", configs=MM_CONFIGS, name=None, cubl
                 triton_rel_err=f"{max(errs) if errs else float('nan'):.2e}")
     ok = bool(errs) and max(errs) < tol
     if cublas:
-        err_t = rel_err(torch.matmul(a, b), ref)
-        cols["cublas_tflops"] = tflops(flops, median_ms(lambda: torch.matmul(a, b)))
+        if fp8:
+            one = torch.ones((), device=dev, dtype=torch.float32)
+            mm = lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.float16)  # noqa: E731
+        else:
+            mm = lambda: torch.matmul(a, b)  # noqa: E731
+        err_t = rel_err(mm(), ref)
+        cols["cublas_tflops"] = tflops(flops, median_ms(mm))
         ok = ok and err_t < tol
     emit(name or f"matmul_{dtype}", f"{M}x{N}x{K}", "PASS" if ok else "FAIL", **cols)
 
@@ -235,6 +254,8 @@ def main():
     jobs = []
     if args.smoke:
         jobs.append(("matmul_fp16", "512x512x512", lambda: bench_matmul(512, 512, 512, dev)))
+        jobs.append(("matmul_fp8", "512x512x512",
+                     lambda: bench_matmul(512, 512, 512, dev, "fp8e4nv", configs=MM_CONFIGS_FP8[3:4])))
         ns = [256]
         Z, H = 1, 2
     else:
@@ -248,6 +269,9 @@ def main():
         for dt in ("fp16", "bf16"):
             jobs.append((f"matmul_{dt}", "8192x8192x8192",
                          lambda dt=dt: bench_matmul(8192, 8192, 8192, dev, dt, configs=big)))
+        jobs.append(("matmul_fp8", "8192x8192x8192",
+                     lambda: bench_matmul(8192, 8192, 8192, dev, "fp8e4nv",
+                                          configs=MM_CONFIGS_FP8[:1] if args.quick else MM_CONFIGS_FP8)))
         ns = [1024] if args.quick else [1024, 4096]
         Z, H = 4, 32
     mod = load_tile("attention/fused_attention.tile")

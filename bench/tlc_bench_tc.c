@@ -17,6 +17,9 @@
  * FLOPs counted as Triton's tutorials count them: matmul 2*M*N*K; attention
  * forward 4*Z*H*N^2*D, halved when causal; backward 2.5 times the forward.
  *
+ * Matmul rows: fp16 and bf16 at 4096^3 and 8192^3, a num_stages sweep,
+ * fp8 e4m3 at 8192^3 (B K-major, C fp16).
+ *
  *   BENCH name=matmul_fp16 size=4096x4096x4096 config=b128x128x32/w4
  *         tlc_tflops=159.4 time_us=862.1 rel_err=2.1e-04 status=PASS seed=N
  *
@@ -24,7 +27,9 @@
  * sizes), --reps N (default 50), --warmup N, --seed N, --ptx
  * FILE:WARPS:SMEM:BM:BN[:EXTRA] (time a PTX variant of the matmul kernel
  * beside the fp16 4096^3 configs: an experiment, see PtxVariant), --mm-only
- * (the first fp16 4096^3 config and the PTX variants only: for profilers). */
+ * (the first fp16 4096^3 config and the PTX variants only: for profilers),
+ * --only PREFIX (only the rows whose name starts with PREFIX: matmul_fp8,
+ * attn, ...). */
 #include "examples/common/host.h"
 #include "examples/common/ref.h"
 
@@ -38,6 +43,7 @@ enum { FLUSH_BYTES = 256 << 20 };
 
 typedef struct Bench {
   Ex ex;
+  const char *only; /* --only PREFIX: the rows whose name starts with it */
   tlc_devptr flush;
   int reps, warmup;
   int npass, nfail;
@@ -175,16 +181,29 @@ static tlc_kernel *load_variant(Ex *ex, const PtxVariant *v, ExSig *sig) {
 }
 
 /* One matmul workload over configs; `name` is the table's row name
- * (matmul_fp16, matmul_bf16, matmul_fp16_s3 for the stage sweep). */
+ * (matmul_fp16, matmul_bf16, matmul_fp16_s3 for the stage sweep).  fp8
+ * (fp8e4nv) runs as Triton's matmul tutorial does it: B stored K-major
+ * (b.T of an N x K array, the operand order fp8 wgmma reads), C in fp16. */
 static void bench_matmul(Bench *b, const char *name, const char *dt, int64_t M, int64_t N, int64_t K,
                          const MmConfig *cfg, int ncfg) {
+  if (b->only && strncmp(name, b->only, strlen(b->only))) return;
   Ex *ex = &b->ex;
   ExElem e = ex_elem_of(dt);
+  bool fp8 = e == EX_F8E4M3 || e == EX_F8E5M2;
+  const char *cdt = fp8 ? "fp16" : dt;
+  ExElem ce = ex_elem_of(cdt);
   char size[64];
   snprintf(size, sizeof size, "%lldx%lldx%lld", (long long)M, (long long)N, (long long)K);
   double *a = ex_xmalloc(sizeof(double) * (size_t)(M * K)), *bb = ex_xmalloc(sizeof(double) * (size_t)(K * N));
   tlc_devptr da = ex_upload_random(ex, e, (size_t)(M * K), -1, 1, a);
   tlc_devptr db = ex_upload_random(ex, e, (size_t)(K * N), -1, 1, bb);
+  if (fp8) { /* the values went up as N x K: bb becomes K x N for the reference */
+    double *t = ex_xmalloc(sizeof(double) * (size_t)(K * N));
+    for (int64_t i = 0; i < K; i++)
+      for (int64_t j = 0; j < N; j++) t[i * N + j] = bb[j * K + i];
+    free(bb);
+    bb = t;
+  }
   ExOut dc = ex_out_alloc(ex, (size_t)(M * N) * 2);
   /* 64 rows spread over C, their reference in double */
   enum { ROWS = 64 };
@@ -202,9 +221,11 @@ static void bench_matmul(Bench *b, const char *name, const char *dt, int64_t M, 
     snprintf(config, sizeof config, "b%dx%dx%d/g%d/w%d/s%d", g->bm, g->bn, g->bk, g->group, g->warps, g->stages);
     ExSig sig;
     ex_sig_init(&sig);
-    ex_sig_ptr(&sig, dt, da), ex_sig_ptr(&sig, dt, db), ex_sig_ptr(&sig, dt, dc.p);
+    ex_sig_ptr(&sig, dt, da), ex_sig_ptr(&sig, dt, db), ex_sig_ptr(&sig, cdt, dc.p);
     ex_sig_int(&sig, M), ex_sig_int(&sig, N), ex_sig_int(&sig, K);
-    ex_sig_int(&sig, K), ex_sig_int(&sig, 1), ex_sig_int(&sig, N), ex_sig_int(&sig, 1);
+    ex_sig_int(&sig, K), ex_sig_int(&sig, 1);
+    if (fp8) ex_sig_int(&sig, 1), ex_sig_int(&sig, K);
+    else ex_sig_int(&sig, N), ex_sig_int(&sig, 1);
     ex_sig_int(&sig, N), ex_sig_int(&sig, 1);
     ex_sig_const_int(&sig, g->bm), ex_sig_const_int(&sig, g->bn), ex_sig_const_int(&sig, g->bk);
     ex_sig_const_int(&sig, g->group);
@@ -225,13 +246,13 @@ static void bench_matmul(Bench *b, const char *name, const char *dt, int64_t M, 
     for (int r = 0; r < ROWS; r++)
       for (int64_t j = 0; j < N; j++) {
         bool poison;
-        double v = ex_elem_value(c, e, (size_t)(rows[r] * N + j), &poison), w = ref[(size_t)r * N + j];
+        double v = ex_elem_value(c, ce, (size_t)(rows[r] * N + j), &poison), w = ref[(size_t)r * N + j];
         if (poison || !isfinite(v)) bad = true;
         num += (v - w) * (v - w), den += w * w;
       }
     double rel = bad ? INFINITY : sqrt(num / den);
     double t = time_step(b, &s);
-    bench_line(b, name, size, config, flops, t, rel, rel < (e == EX_BF16 ? 1e-2 : 2e-3));
+    bench_line(b, name, size, config, flops, t, rel, rel < (ce == EX_BF16 ? 1e-2 : 2e-3));
     /* the PTX variants, after the first config, with its arguments */
     for (int v = 0; i == 0 && v < nptx_variants && e == EX_F16 && M == 4096; v++) {
       const PtxVariant *pv = &ptx_variants[v];
@@ -291,6 +312,7 @@ static tlc_devptr dev_f16(Ex *ex, const double *v, size_t n) {
 }
 
 static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
+  if (b->only && strncmp("attn", b->only, strlen(b->only))) return;
   Ex *ex = &b->ex;
   size_t n = (size_t)Z * H * N * D, nm = (size_t)Z * H * N, hd = (size_t)N * D;
   double scale = 0.5;
@@ -420,6 +442,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--quick")) quick = true;
     else if (!strcmp(argv[i], "--smoke")) smoke = true;
     else if (!strcmp(argv[i], "--mm-only")) mm_only = true;
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) b.only = argv[++i];
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) b.reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) b.warmup = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--ptx") && i + 1 < argc && nptx_variants < 8) {
@@ -452,8 +475,13 @@ int main(int argc, char **argv) {
       {128, 128, 64, 8, 4, 1}, {128, 128, 64, 8, 4, 2}, {128, 128, 64, 8, 4, 3}, {128, 128, 64, 8, 4, 4},
       {128, 128, 64, 8, 4, 5},
   };
+  /* fp8: Triton's tutorial configs for fp8 on the H100 that fit */
+  static const MmConfig mm8[] = {
+      {128, 256, 128, 8, 8, 3}, {128, 256, 128, 8, 8, 4}, {256, 128, 128, 8, 8, 3}, {128, 128, 128, 8, 4, 4},
+  };
   if (smoke) {
     bench_matmul(&b, "matmul_fp16", "fp16", 512, 512, 512, mm + 2, 1);
+    bench_matmul(&b, "matmul_fp8", "fp8e4nv", 512, 512, 512, mm8 + 3, 1);
     bench_attention(&b, 1, 2, 256, 64, true);
   } else {
     int nmm = quick ? 2 : (int)(sizeof mm / sizeof *mm);
@@ -467,6 +495,7 @@ int main(int argc, char **argv) {
     bench_matmul(&b, "matmul_bf16", "bf16", 4096, 4096, 4096, mm, nmm);
     bench_matmul(&b, "matmul_fp16", "fp16", 8192, 8192, 8192, mm, quick ? 1 : 3);
     bench_matmul(&b, "matmul_bf16", "bf16", 8192, 8192, 8192, mm, quick ? 1 : 3);
+    bench_matmul(&b, "matmul_fp8", "fp8e4nv", 8192, 8192, 8192, mm8, quick ? 1 : 4);
     static const int ns[] = {1024, 4096};
     for (int i = 0; i < (quick ? 1 : 2); i++) {
       bench_attention(&b, 4, 32, ns[i], 64, false);
