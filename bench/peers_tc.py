@@ -25,7 +25,8 @@ causal; backward 2.5x the forward).  One line per workload:
   BENCH name=attn_fwd size=Z4H32N1024D64 triton_tflops=... sdpa_flash_tflops=...
         sdpa_cudnn_tflops=... status=PASS
 
-Options: --quick (N_CTX 1024 only), --smoke (tiny sizes), --seed N.
+Options: --quick (N_CTX 1024 only), --smoke (tiny sizes), --seed N, --only PREFIX
+(the rows whose name starts with PREFIX).
 """
 import argparse
 import importlib.machinery
@@ -241,6 +242,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--only", default="", help="only the rows whose name starts with this")
     args, _ = ap.parse_known_args()
     if not torch.cuda.is_available():
         print("SKIP: torch sees no CUDA device")
@@ -280,6 +282,8 @@ def main():
             jobs.append(("attn_fwd", f"Z{Z}H{H}N{n}D64{'-causal' if causal else ''}",
                          lambda n=n, causal=causal: bench_attention(Z, H, n, 64, causal, dev, mod)))
     for name, size, job in jobs:
+        if not name.startswith(args.only):
+            continue
         try:
             job()
         except Exception as e:

@@ -14,6 +14,8 @@
  * barriers inside regions are safe. */
 #include "codegen/cg_internal.h"
 
+#include <llvm-c/DebugInfo.h>
+
 #include <string.h>
 
 static LLVMBasicBlockRef new_block(CgCtx *cg, const char *name) {
@@ -48,6 +50,22 @@ static LLVMValueRef scalar(CgCtx *cg, const Op *op, const Value *v) {
 }
 
 /* ---- for ---------------------------------------------------------------------- */
+
+/* !llvm.loop !{self, !{"llvm.loop.unroll.count", n}} on the back edge: LLVM
+ * unrolls the loop n times (a remainder loop takes the rest): the
+ * tl.range(loop_unroll_factor=) of the kernel.  LLVM declines loops with a
+ * barrier in them (convergent: the remainder would split them) and says so
+ * on stderr. */
+static void unroll_hint(CgCtx *cg, LLVMValueRef br, int n) {
+  static const char key[] = "llvm.loop.unroll.count";
+  LLVMMetadataRef kv[2] = {LLVMMDStringInContext2(cg->ctx, key, sizeof key - 1),
+                           LLVMValueAsMetadata(cg_i32(cg, n))};
+  LLVMMetadataRef self = LLVMTemporaryMDNode(cg->ctx, NULL, 0);
+  LLVMMetadataRef ops[2] = {self, LLVMMDNodeInContext2(cg->ctx, kv, 2)};
+  LLVMMetadataRef loop = LLVMMDNodeInContext2(cg->ctx, ops, 2);
+  LLVMMetadataReplaceAllUsesWith(self, loop);
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "llvm.loop", 9), LLVMMetadataAsValue(cg->ctx, loop));
+}
 
 void cg_lower_for(CgCtx *cg, Op *op) {
   IrBlock *body = op->regions[0];
@@ -111,7 +129,8 @@ void cg_lower_for(CgCtx *cg, Op *op) {
     LLVMAddIncoming(iv, &next, &latch, 1);
     for (int k = 0; k < nargs; k++) add_incoming(cg, op, &phis[k], cg_get(cg, y, y->operands[k]), latch);
   }
-  LLVMBuildBr(cg->b, header);
+  LLVMValueRef back = LLVMBuildBr(cg->b, header);
+  if (op->attr.loop.unroll > 1) unroll_hint(cg, back, op->attr.loop.unroll);
 
   LLVMPositionBuilderAtEnd(cg->b, exitb);
   for (int k = 0; k < op->nresults && k < nargs; k++) cg_set(cg, op->results[k], phis[k].v, phis[k].n);

@@ -157,6 +157,7 @@ static void print_attrs(Printer *p, const Op *op) {
     break;
   case OP_DOT:
     sb_printf(&at, "precision=%s", a->precision == PREC_IEEE ? "ieee" : a->precision == PREC_TF32 ? "tf32" : "tf32x3");
+    if (a->max_imprecise) sb_printf(&at, ", max_imprecise=%d", a->max_imprecise);
     if (a->is_async) sb_puts(&at, ", async");
     break;
   case OP_ASYNC_WAIT: case OP_DOT_WAIT: case OP_MBAR_EXPECT:

@@ -603,6 +603,7 @@ static const struct {
     A("disallow_acc_multi_buffer", AK_BOOL, loop.no_acc_multibuf, 0, 0),
     A("num", AK_INT, num, 0, 1 << 30),
     A("async", AK_BOOL, is_async, 0, 0),
+    A("max_imprecise", AK_INT, max_imprecise, 0, 1 << 30),
 #undef A
     {"evict", AK_ENUM, offsetof(OpAttrs, evict), 0, 0, evict_names, NULL, 0},
     {"precision", AK_ENUM, offsetof(OpAttrs, precision), 0, 0, precision_names, NULL, 0},

@@ -787,6 +787,8 @@ static int fuse_dot_acc(IrModule *m) {
       Value *d = add->operands[side], *acc = add->operands[1 - side];
       Op *dot = d->def;
       if (!dot || dot->kind != OP_DOT || uses[d->id] != 1 || !zero_tensor(dot->operands[2])) continue;
+      /* an fp8 dot that may sum imprecisely keeps its fp32 add (Triton's rule) */
+      if (dot->attr.max_imprecise) continue;
       if (d->type != add->results[0]->type || acc->type != d->type || !available_at(acc, dot)) continue;
       dot->operands[2] = acc;
       ir_replace_uses(m->func->body, add->results[0], d);

@@ -37,8 +37,13 @@
  * barrier after it.  Masked-off copies (past the loop's end) still write
  * zeros, so the ring stays busy until the async_wait {num=0} after the
  * loop; the barrier after it lets allocate-shared give the ring's bytes to
- * a later buffer (a second loop's ring is filled with no barrier first).  A dot is made asynchronous when it is a wgmma whose accumulator
- * is carried by the loop and used by nothing else.
+ * a later buffer (a second loop's ring is filled with no barrier first).
+ * A dot is made asynchronous when it is a wgmma whose accumulator is
+ * carried by the loop and used by nothing else.  With TMA copies and no
+ * asynchronous dot (fp8's `acc += tl.dot(a, b)`, whose fp32 add
+ * canonicalize keeps) the copies also wait for the second barrier: a
+ * synchronous wgmma reads the slot until its own warpgroup's wait, and
+ * warpgroups run apart. 
  *
  * No proxy fence sits between the copies and wgmma: cp.async completes
  * through cp.async.wait_group and the barrier, as in Triton's pipeliner.
@@ -404,8 +409,10 @@ static void transform(Pipe *p, const PassUsers *u) {
     dw->attr.num = 1;
   }
   /* the next stage: after the top barrier (mma.sync), or after a second
-   * barrier behind the wgmma waits */
-  if (nd) {
+   * barrier behind the wgmma waits; a synchronous wgmma with TMA copies
+   * also needs it (a warpgroup ahead of another must not refill the slot
+   * the other's wgmma may still read) */
+  if (nd || p->ntma) {
     b.before = yield;
     irb_op(&b, OP_BARRIER, NULL, 0, NULL);
   }

@@ -414,7 +414,23 @@ SVal *b_dot(Spec *s, SVal **v, CallArgs *a) {
   Op *op = irb_op(&s->b, OP_DOT, ops, 3, rt);
   op->attr.precision = dt_is_float(ex->dtype) && ex->dtype == DT_F32 ? prec : PREC_IEEE;
   if (ex->dtype == DT_F32) op->attr.precision = prec;
-  if (v[5] && v[5]->kind == SV_INT) op->attr.max_imprecise = (int)v[5]->i;
+  /* max_num_imprecise_acc: how many K elements an fp8 dot may sum in the
+   * tensor cores' own (narrower than fp32) accumulation before the sum goes
+   * into the fp32 accumulator; as Triton: 2^30 by default on sm_90 (no
+   * promotion inside the dot, and `acc += tl.dot(a, b)` stays an fp32 add
+   * per dot), 0 elsewhere; meaningless for other operand types. */
+  if (fp8) {
+    int64_t mi = s->m->capability == 90 ? (int64_t)1 << 30 : 0;
+    if (v[5] && v[5]->kind != SV_NONE) {
+      if (!sv_const_int(s, v[5], bi_argloc(a, 5), "max_num_imprecise_acc", &mi)) return s->poison;
+      if (mi < 0 || mi > K) {
+        spec_error(s, bi_argloc(a, 5), "max_num_imprecise_acc (%lld) must be between 0 and K (%lld)",
+                   (long long)mi, (long long)K);
+        return s->poison;
+      }
+    }
+    op->attr.max_imprecise = (int)mi;
+  }
   return sv_tensor(s, op->results[0]);
 }
 
