@@ -3,7 +3,9 @@
 workloads in Triton and torch, on the same GPU.
 
   matmul fp16/bf16 4096^3 and 8192^3, fp8 e4m3 8192^3 (B K-major, C fp16,
-      as the tutorial runs it), and a num_stages sweep (1-5) of one
+      as the tutorial runs it), a persistent fp16 8192^3 kernel
+      (examples/matmul/matmul_persistent.tile, tutorial 09's scheme), and a
+      num_stages sweep (1-5) of one
       config at 4096^3: the very kernel text tlc compiles
       (examples/matmul/grouped_matmul_1d.tile, the algorithm of Triton's
       matmul tutorial) run by Triton over the tutorial's fp16 configs for
@@ -96,13 +98,18 @@ MM_CONFIGS_FP8 = [
 ]
 
 
-def bench_matmul(M, N, K, dev, dtype="fp16", configs=MM_CONFIGS, name=None, cublas=True):
+def bench_matmul(M, N, K, dev, dtype="fp16", configs=MM_CONFIGS, name=None, cublas=True, persistent=False):
     """The kernel text tlc compiles, run by Triton over `configs` (best
     kept), and cuBLAS (torch.matmul; for fp8 torch._scaled_mm with unit
     scales) on the same inputs; one BENCH line.  fp8 as the tutorial runs
     it: B is the transpose of an N x K array (K-major), C is fp16."""
-    mod = load_tile("matmul/grouped_matmul_1d.tile")
-    kern = mod.grouped_matmul_1d_kernel
+    if persistent:  # matmul_persistent.tile: one program per SM over the tiles
+        mod = load_tile("matmul/matmul_persistent.tile")
+        kern = mod.matmul_persistent_kernel
+        sms = torch.cuda.get_device_properties(dev).multi_processor_count
+    else:
+        mod = load_tile("matmul/grouped_matmul_1d.tile")
+        kern = mod.grouped_matmul_1d_kernel
     tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp8e4nv": torch.float8_e4m3fn}[dtype]
     fp8 = dtype == "fp8e4nv"
     tol = 1e-2 if dtype == "bf16" else 2e-3
@@ -117,10 +124,15 @@ def bench_matmul(M, N, K, dev, dtype="fp16", configs=MM_CONFIGS, name=None, cubl
 
     for bm, bn, bk, g, stages, warps in configs:
         def run():
-            grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
-            kern[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                       c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
-                       GROUP_SIZE_M=g, num_stages=stages, num_warps=warps)
+            tiles = triton.cdiv(M, bm) * triton.cdiv(N, bn)
+            if persistent:
+                kern[(min(tiles, sms),)](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                         c.stride(0), c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                                         GROUP_M=g, NUM_SMS=sms, num_stages=stages, num_warps=warps)
+                return
+            kern[(tiles,)](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                           c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+                           GROUP_SIZE_M=g, num_stages=stages, num_warps=warps)
         try:
             c.fill_(float("nan"))
             run()
@@ -271,6 +283,9 @@ def main():
         for dt in ("fp16", "bf16"):
             jobs.append((f"matmul_{dt}", "8192x8192x8192",
                          lambda dt=dt: bench_matmul(8192, 8192, 8192, dev, dt, configs=big)))
+        jobs.append(("matmul_fp16_persistent", "8192x8192x8192",
+                     lambda: bench_matmul(8192, 8192, 8192, dev, configs=big, name="matmul_fp16_persistent",
+                                          persistent=True)))
         jobs.append(("matmul_fp8", "8192x8192x8192",
                      lambda: bench_matmul(8192, 8192, 8192, dev, "fp8e4nv",
                                           configs=MM_CONFIGS_FP8[:1] if args.quick else MM_CONFIGS_FP8)))

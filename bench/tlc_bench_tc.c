@@ -18,7 +18,9 @@
  * forward 4*Z*H*N^2*D, halved when causal; backward 2.5 times the forward.
  *
  * Matmul rows: fp16 and bf16 at 4096^3 and 8192^3, a num_stages sweep,
- * fp8 e4m3 at 8192^3 (B K-major, C fp16).
+ * fp8 e4m3 at 8192^3 (B K-major, C fp16), and a persistent kernel
+ * (matmul_persistent.tile: one program per SM looping over the tiles) at
+ * fp16 8192^3.
  *
  *   BENCH name=matmul_fp16 size=4096x4096x4096 config=b128x128x32/w4
  *         tlc_tflops=159.4 time_us=862.1 rel_err=2.1e-04 status=PASS seed=N
@@ -231,12 +233,19 @@ static void bench_matmul(Bench *b, const char *name, const char *dt, int64_t M, 
     ex_sig_const_int(&sig, g->group);
     tlc_kernel_options opt = {.num_warps = g->warps, .num_stages = g->stages};
     tlc_kernel *k;
-    if (ex_kernel(ex, "matmul/grouped_matmul_1d.tile", "grouped_matmul_1d_kernel", sig.text, &opt, &k) !=
+    /* the persistent rows: matmul_persistent.tile, one program per SM */
+    bool persistent = strstr(name, "persistent") != NULL;
+    int sms = tlc_device_sm_count(ex->rt);
+    unsigned tiles = (unsigned)(ex_cdiv(M, g->bm) * ex_cdiv(N, g->bn));
+    if (persistent) ex_sig_const_int(&sig, sms);
+    if (ex_kernel(ex, persistent ? "matmul/matmul_persistent.tile" : "matmul/grouped_matmul_1d.tile",
+                  persistent ? "matmul_persistent_kernel" : "grouped_matmul_1d_kernel", sig.text, &opt, &k) !=
         TLC_OK) {
       bench_error(b, name, size, config);
       continue;
     }
-    Step s = {.k = {k}, .grid = {{(unsigned)(ex_cdiv(M, g->bm) * ex_cdiv(N, g->bn)), 1, 1}}, .sig = {&sig}, .n = 1};
+    unsigned grid = persistent && tiles > (unsigned)sms ? (unsigned)sms : tiles;
+    Step s = {.k = {k}, .grid = {{grid, 1, 1}}, .sig = {&sig}, .n = 1};
     ex_poison(ex, &dc);
     launch_step(ex, &s);
     ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
@@ -498,6 +507,7 @@ int main(int argc, char **argv) {
     bench_matmul(&b, "matmul_fp16", "fp16", 8192, 8192, 8192, mm, quick ? 1 : 3);
     bench_matmul(&b, "matmul_bf16", "bf16", 8192, 8192, 8192, mm, quick ? 1 : 3);
     bench_matmul(&b, "matmul_fp8", "fp8e4nv", 8192, 8192, 8192, mm8, quick ? 1 : 4);
+    bench_matmul(&b, "matmul_fp16_persistent", "fp16", 8192, 8192, 8192, mm, quick ? 1 : 2);
     static const int ns[] = {1024, 4096};
     for (int i = 0; i < (quick ? 1 : 2); i++) {
       bench_attention(&b, 4, 32, ns[i], 64, false);
