@@ -277,6 +277,7 @@ void cg_lower_async_commit(CgCtx *cg, Op *op);
 void cg_lower_async_wait(CgCtx *cg, Op *op);
 void cg_lower_mbar(CgCtx *cg, Op *op);            /* cg_tma.c */
 void cg_lower_tma_copy(CgCtx *cg, Op *op);
+void cg_lower_tma_store(CgCtx *cg, Op *op);
 
 void cg_lower_shape(CgCtx *cg, Op *op);          /* cg_convert.c */
 /* Move `src` (fragment of type st) through shared memory into the fragment

@@ -87,6 +87,7 @@ static void lower_op(CgCtx *cg, Op *op) {
   case OP_ASYNC_WAIT: cg_lower_async_wait(cg, op); return;
   case OP_MBAR_INIT: case OP_MBAR_EXPECT: case OP_MBAR_WAIT: case OP_MBAR_INVAL: cg_lower_mbar(cg, op); return;
   case OP_TMA_COPY: cg_lower_tma_copy(cg, op); return;
+  case OP_TMA_STORE: cg_lower_tma_store(cg, op); return;
   default: break;
   }
   /* every tensor result must be in a layout codegen can lower */

@@ -1,6 +1,6 @@
 /* cg_tma.c — bulk tensor copies (TMA, sm_90) and the mbarriers they complete
- * on: MBAR_INIT, MBAR_EXPECT, MBAR_WAIT, MBAR_INVAL, TMA_COPY, and the
- * hidden tensor-map parameters (IrFunc.tma).
+ * on: MBAR_INIT, MBAR_EXPECT, MBAR_WAIT, MBAR_INVAL, TMA_COPY, TMA_STORE,
+ * and the hidden tensor-map parameters (IrFunc.tma).
  *
  * A tensor map arrives as a kernel parameter `.param .align 64 .b8 [128]`
  * marked grid-constant (nvvm.annotations "grid_constant"), so its address
@@ -21,7 +21,14 @@
  * landing at b * rows * block elements (the buffer's layout, ir.h), with the
  * coordinate along the contiguous dim advanced by b * block.  The
  * hardware swizzles the bytes as wgmma reads them (the buffers are
- * 1024-byte aligned). */
+ * 1024-byte aligned).  A store goes the other way, block by block, from
+ * thread 0 in one bulk group it waits on until the buffer has been read:
+ *
+ *   cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [map, {c0, c1}], [src];
+ *   cp.async.bulk.commit_group;  cp.async.bulk.wait_group.read 0;
+ *
+ * (its local_alloc fenced the generic-proxy writes for the async proxy),
+ * then every thread passes a barrier before the buffer may be reused. */
 #include "codegen/cg_internal.h"
 
 #include <stdio.h>
@@ -126,4 +133,32 @@ void cg_lower_tma_copy(CgCtx *cg, Op *op) {
            "r,l,r,r,r,~{memory}", args, 5, true);
   }
   end_thread0(cg, cont);
+}
+
+void cg_lower_tma_store(CgCtx *cg, Op *op) {
+  CgBuf b;
+  if (!cg_buf(cg, op, op->operands[1], &b) || b.rdim < 0) {
+    cg_error(cg, op, "tma_store reads a 2-D shared buffer");
+    return;
+  }
+  LLVMValueRef map = cg_get(cg, op, op->operands[0])->v[0];
+  LLVMValueRef c[2];
+  for (int k = 0; k < 2; k++) {
+    c[k] = cg_get(cg, op, op->operands[2 + k])->v[0];
+    if (LLVMTypeOf(c[k]) != cg->t_i32) c[k] = LLVMBuildTrunc(cg->b, c[k], cg->t_i32, "");
+  }
+  int64_t inner = b.t->shape[b.cdim], rows = b.t->shape[b.rdim];
+  int64_t W = b.S->block > 0 && b.S->block < inner ? b.S->block : inner;
+  LLVMBasicBlockRef cont = begin_thread0(cg, NULL);
+  for (int64_t blk = 0; blk < inner / W; blk++) {
+    LLVMValueRef off = LLVMBuildAdd(cg->b, b.base, cg_i32(cg, blk * rows * W * b.eb), "");
+    LLVMValueRef args[4] = {map, LLVMBuildAdd(cg->b, c[0], cg_i32(cg, blk * W), ""), c[1],
+                            LLVMBuildPtrToInt(cg->b, cg_smem_abs(cg, off), cg->t_i32, "")};
+    cg_asm(cg, cg->t_void, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
+           "l,r,r,r,~{memory}", args, 4, true);
+  }
+  cg_asm(cg, cg->t_void, "cp.async.bulk.commit_group;", "~{memory}", NULL, 0, true);
+  cg_asm(cg, cg->t_void, "cp.async.bulk.wait_group.read 0;", "~{memory}", NULL, 0, true);
+  end_thread0(cg, cont);
+  cg_barrier(cg); /* the buffer has been read: its bytes may be reused */
 }

@@ -184,6 +184,16 @@ static void check_types(Verifier *v, const Op *op) {
       if (o[i]->type->rank || !dt_is_int(o[i]->type->dtype)) fail(v, op, "operand %d must be a scalar integer", i);
     break;
   }
+  case OP_TMA_STORE: {
+    if (op->noperands < 3) { fail(v, op, "tma_store takes a map, a buffer and coordinates"); break; }
+    const Type *bt = o[1]->type;
+    if (!ty_is_ptr(o[0]->type) || o[0]->type->rank) fail(v, op, "tma_store's map is a hidden tensor-map parameter");
+    if (v->layouts && (!bt->layout || bt->layout->kind != LAY_SHARED)) fail(v, op, "tma_store reads a shared buffer");
+    if (op->noperands - 2 != bt->rank) fail(v, op, "tma_store needs one coordinate per dim (%d)", bt->rank);
+    for (int i = 2; i < op->noperands; i++)
+      if (o[i]->type->rank || !dt_is_int(o[i]->type->dtype)) fail(v, op, "operand %d must be a scalar integer", i);
+    break;
+  }
   case OP_DOT_WAIT:
     if (op->nresults != op->noperands) { fail(v, op, "dot_wait returns its operands"); break; }
     for (int i = 0; i < op->noperands; i++)

@@ -100,6 +100,10 @@ typedef struct TmaTile {
   int map;                 /* index of its hidden parameter in func->tma (pass_tma_map) */
 } TmaTile;
 bool pass_tma_tile(IrModule *m, const Op *load, const Layout *shared, TmaTile *out);
+/* The same for an access at ptr (rank-2 pointer tensor) with this mask
+ * (NULL: none) and other (NULL or zero): a store's too (tma_store.c). */
+bool pass_tma_tile_at(IrModule *m, const Value *ptr, const Value *mask, const Value *other, const Layout *shared,
+                      TmaTile *out);
 /* The hidden tensor-map parameter for recipe d: an existing one with the
  * same recipe, or a new one.  Returns its index in func->tma. */
 int pass_tma_map(IrModule *m, const IrTmaDesc *d);

@@ -200,11 +200,15 @@ static int64_t value_div(const IrFunc *f, IrTmaValue v) {
 }
 
 bool pass_tma_tile(IrModule *m, const Op *load, const Layout *shared, TmaTile *out) {
+  return pass_tma_tile_at(m, load->operands[0], load->operands[1], load->operands[2], shared, out);
+}
+
+bool pass_tma_tile_at(IrModule *m, const Value *ptr, const Value *mask, const Value *other, const Layout *shared,
+                      TmaTile *out) {
   IrFunc *f = m->func;
-  const Value *ptr = load->operands[0];
   const Type *pt = ptr->type;
   memset(out, 0, sizeof *out);
-  if (m->capability < 90 || pt->rank != 2 || !shared || shared->kind != LAY_SHARED || !zero_value(load->operands[2]))
+  if (m->capability < 90 || pt->rank != 2 || !shared || shared->kind != LAY_SHARED || !zero_value(other))
     return false;
   /* ptr = addptr(...addptr(splat(base), off1)..., offn): every offset affine */
   Term t[2] = {{0}};
@@ -230,7 +234,7 @@ bool pass_tma_tile(IrModule *m, const Op *load, const Layout *shared, TmaTile *o
   if (eb < 1 || (value_div(f, stride) * eb) % 16) return false;
   IrTmaValue bound[2] = {{-1, 0x7fffffff}, {-1, 0x7fffffff}};
   bool has[2] = {false, false};
-  if (load->operands[1] && !mask_bounds(f, load->operands[1], t, bound, has)) return false;
+  if (mask && !mask_bounds(f, mask, t, bound, has)) return false;
   int64_t inner = pt->shape[cdim], rows = pt->shape[rdim];
   int64_t W = shared->block > 0 && shared->block < inner ? shared->block : inner;
   int swz = (int)(W * eb);

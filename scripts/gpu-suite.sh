@@ -5,7 +5,9 @@
 #
 #   1. ctest -L gpu (the examples and the GPU tests), fresh compile cache
 #   2. every example program (build/bin/ex_*) once more, directly, with new
-#      random seeds and the now warm cache; their RESULT lines collected
+#      random seeds and the now warm cache; their RESULT lines collected;
+#      then compute-sanitizer (memcheck, racecheck, synccheck) over a few
+#      small cases of the asynchronous paths
 #   3. the benchmark, bench/run.sh (tlc vs Triton vs torch)
 #
 # and prints last two short tables: the examples (kernel | size | max rel
@@ -109,6 +111,40 @@ for exe in "$build"/bin/ex_*; do
 done
 [ "$ran" -gt 0 ] || { note "no example programs in $build/bin"; status_examples=1; }
 
+# ---- 2b. compute-sanitizer over small cases of the async paths -------------------------
+# memcheck, racecheck and synccheck on a few small cases that go through
+# cp.async rings, TMA rings with mbarriers, asynchronous wgmma, TMA stores
+# and mma.sync (--only picks them; one launch each): a tool's error summary
+# other than 0 errors fails the suite.
+status_sanitize=0
+if command -v compute-sanitizer >/dev/null 2>&1; then
+  sanitize_cases=(
+    "ex_matmul_forms 333x272"        # ptr: cp.async + wgmma; block_ptr: TMA + wgmma + TMA store
+    "ex_matmul_forms 100x96"         # fp8 mma.sync + cp.async
+    "ex_matmul_persistent 777x528"   # persistent: rings re-made per tile
+    "ex_grouped_matmul 129x65"       # mma.sync, small blocks
+    "ex_flash_003 n100d64"           # attention: chained mma.sync dots
+  )
+  for c in "${sanitize_cases[@]}"; do
+    set -- $c
+    exe=$build/bin/$1
+    [ -x "$exe" ] || continue
+    for tool in memcheck racecheck synccheck; do
+      t=$(cap 60 120)
+      if [ "$t" -le 5 ]; then note "sanitize $1 $2 $tool skipped: no time left"; status_sanitize=124; continue; fi
+      log="$out/sanitize-$1-$tool.log"
+      rc=0
+      timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 99 "$exe" --only "$2" --reps 1 --warmup 0 \
+        >"$log" 2>&1 || rc=$?
+      summary=$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" || echo "no summary")
+      note "sanitize $1 --only $2 $tool: exit $rc; $summary"
+      [ "$rc" = 0 ] || status_sanitize=1
+    done
+  done
+else
+  note "compute-sanitizer not found: sanitizer step skipped"
+fi
+
 # ---- 3. the benchmark ---------------------------------------------------------------
 t=$(cap 330 15)
 if [ "$t" -gt 30 ]; then
@@ -172,6 +208,7 @@ tar czf "${TMPDIR:-/tmp}/tlc-suite-logs.tar.gz" -C "$out" . 2>/dev/null &&
   find "$out" -mindepth 1 -maxdepth 1 $(for k in $keep; do printf -- '-not -name %s ' "$k"; done) -exec rm -rf {} + &&
   mv "${TMPDIR:-/tmp}/tlc-suite-logs.tar.gz" "$out/logs.tar.gz" || true
 verdict=PASS
-[ "$status_ctest" = 0 ] && [ "$status_examples" = 0 ] && [ "$status_bench" = 0 ] || verdict=FAIL
-echo "gpu-suite: $verdict (ctest exit $status_ctest, examples $status_examples, bench exit $status_bench; ${SECONDS}s; logs in $out)"
+[ "$status_ctest" = 0 ] && [ "$status_examples" = 0 ] && [ "$status_sanitize" = 0 ] && [ "$status_bench" = 0 ] ||
+  verdict=FAIL
+echo "gpu-suite: $verdict (ctest exit $status_ctest, examples $status_examples, sanitizers $status_sanitize, bench exit $status_bench; ${SECONDS}s; logs in $out)"
 [ "$verdict" = PASS ]

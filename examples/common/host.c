@@ -28,10 +28,12 @@ enum { EX_GUARD = 64 * 1024 }; /* bytes of poison on each side of an output */
 
 static void usage(const char *prog) {
   fprintf(stderr,
-          "usage: %s [--seed N] [--reps N] [--warmup N] [-v]\n"
+          "usage: %s [--seed N] [--reps N] [--warmup N] [--only S] [-v]\n"
           "  --seed N    draw the inputs from seed N (printed by every run)\n"
           "  --reps N    timed launches per case, median reported (default 25)\n"
-          "  --warmup N  untimed launches before timing (default 5)\n",
+          "  --warmup N  untimed launches before timing (default 5)\n"
+          "  --only S    run only the cases whose kernel label or size contains S\n"
+          "              (for compute-sanitizer runs of a few small cases)\n",
           prog);
 }
 
@@ -73,6 +75,12 @@ void ex_open(Ex *ex, int argc, char **argv, const char *prog) {
       if (ex->reps < 1) ex->reps = 1;
     } else if (!strcmp(a, "--warmup")) {
       ex->warmup = (int)parse_long(prog, a, argv[++i]);
+    } else if (!strcmp(a, "--only")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "%s: --only needs a value\n", prog);
+        exit(2);
+      }
+      ex->only = argv[++i];
     } else if (!strcmp(a, "-v")) {
       ex->verbose = true;
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -284,7 +292,12 @@ static bool result_line(Ex *ex, const char *label, const char *size, const ExChe
  * (a fault) ends the program. */
 static bool launch_recoverable(tlc_status st) { return st == TLC_ERR_ARGS || st == TLC_ERR_LAUNCH; }
 
+bool ex_selected(const Ex *ex, const char *label, const char *size) {
+  return !ex->only || strstr(label, ex->only) || strstr(size, ex->only);
+}
+
 bool ex_run_case(Ex *ex, const ExCase *c, const ExOut *o) {
+  if (!ex_selected(ex, c->label, c->size)) return true;
   size_t esz = ex_elem_size(c->elem);
   size_t out_bytes = c->out_elems * esz;
   if (out_bytes != o->bytes || c->out != o->p) {

@@ -89,9 +89,14 @@ typedef struct Ex {
   int reps;             /* timed launches; the median is reported */
   int npass, nfail;
   bool verbose;
+  const char *only;     /* --only S: the cases whose label or size contains S */
 } Ex;
 
-/* Parse the common options (--seed N, --reps N, --warmup N, -v), open device
+/* Is the case (label, size) selected by --only (always, without it)?
+ * ex_run_case skips the others; programs with their own launch code ask
+ * before running a case. */
+bool ex_selected(const Ex *ex, const char *label, const char *size);
+/* Parse the common options (--seed N, --reps N, --warmup N, --only S, -v), open device
  * 0 and print a DEVICE and a SEED line.  Without a driver or device: prints
  * "SKIP: <reason>" and exits 77.  Any other failure: exits 1. */
 void ex_open(Ex *ex, int argc, char **argv, const char *prog);
