@@ -31,7 +31,9 @@
  * beside the fp16 4096^3 configs: an experiment, see PtxVariant), --mm-only
  * (the first fp16 4096^3 config and the PTX variants only: for profilers),
  * --only PREFIX (only the rows whose name starts with PREFIX: matmul_fp8,
- * attn, ...). */
+ * attn, ...), --print-configs (no device: one line per matmul kernel the
+ * full run compiles, `ROW TILE KERNEL SIGNATURE WARPS STAGES`, for
+ * bench/check_spills.sh). */
 #include "examples/common/host.h"
 #include "examples/common/ref.h"
 
@@ -46,6 +48,7 @@ enum { FLUSH_BYTES = 256 << 20 };
 typedef struct Bench {
   Ex ex;
   const char *only; /* --only PREFIX: the rows whose name starts with it */
+  bool print_configs; /* --print-configs: list the matmul kernels, run nothing */
   tlc_devptr flush;
   int reps, warmup;
   int npass, nfail;
@@ -182,6 +185,27 @@ static tlc_kernel *load_variant(Ex *ex, const PtxVariant *v, ExSig *sig) {
   return k;
 }
 
+/* The signature of a matmul row's kernel for config g (the persistent rows
+ * take the SM count as NUM_SMS); the tile file and kernel in *tile, *kernel. */
+static void mm_signature(ExSig *sig, const char *name, const char *dt, tlc_devptr da, tlc_devptr db, tlc_devptr dc,
+                         int64_t M, int64_t N, int64_t K, const MmConfig *g, int sms, const char **tile,
+                         const char **kernel) {
+  bool fp8 = ex_elem_of(dt) == EX_F8E4M3 || ex_elem_of(dt) == EX_F8E5M2;
+  bool persistent = strstr(name, "persistent") != NULL;
+  ex_sig_init(sig);
+  ex_sig_ptr(sig, dt, da), ex_sig_ptr(sig, dt, db), ex_sig_ptr(sig, fp8 ? "fp16" : dt, dc);
+  ex_sig_int(sig, M), ex_sig_int(sig, N), ex_sig_int(sig, K);
+  ex_sig_int(sig, K), ex_sig_int(sig, 1);
+  if (fp8) ex_sig_int(sig, 1), ex_sig_int(sig, K);
+  else ex_sig_int(sig, N), ex_sig_int(sig, 1);
+  ex_sig_int(sig, N), ex_sig_int(sig, 1);
+  ex_sig_const_int(sig, g->bm), ex_sig_const_int(sig, g->bn), ex_sig_const_int(sig, g->bk);
+  ex_sig_const_int(sig, g->group);
+  if (persistent) ex_sig_const_int(sig, sms);
+  *tile = persistent ? "matmul/matmul_persistent.tile" : "matmul/grouped_matmul_1d.tile";
+  *kernel = persistent ? "matmul_persistent_kernel" : "grouped_matmul_1d_kernel";
+}
+
 /* One matmul workload over configs; `name` is the table's row name
  * (matmul_fp16, matmul_bf16, matmul_fp16_s3 for the stage sweep).  fp8
  * (fp8e4nv) runs as Triton's matmul tutorial does it: B stored K-major
@@ -189,6 +213,15 @@ static tlc_kernel *load_variant(Ex *ex, const PtxVariant *v, ExSig *sig) {
 static void bench_matmul(Bench *b, const char *name, const char *dt, int64_t M, int64_t N, int64_t K,
                          const MmConfig *cfg, int ncfg) {
   if (b->only && strncmp(name, b->only, strlen(b->only))) return;
+  if (b->print_configs) { /* no device: what would be compiled (H100's 132 SMs for NUM_SMS) */
+    for (int i = 0; i < ncfg; i++) {
+      ExSig sig;
+      const char *tile, *kernel;
+      mm_signature(&sig, name, dt, 0, 0, 0, M, N, K, &cfg[i], 132, &tile, &kernel);
+      printf("%s %s %s %s %d %d\n", name, tile, kernel, sig.text, cfg[i].warps, cfg[i].stages);
+    }
+    return;
+  }
   Ex *ex = &b->ex;
   ExElem e = ex_elem_of(dt);
   bool fp8 = e == EX_F8E4M3 || e == EX_F8E5M2;
@@ -222,25 +255,15 @@ static void bench_matmul(Bench *b, const char *name, const char *dt, int64_t M, 
     char config[48];
     snprintf(config, sizeof config, "b%dx%dx%d/g%d/w%d/s%d", g->bm, g->bn, g->bk, g->group, g->warps, g->stages);
     ExSig sig;
-    ex_sig_init(&sig);
-    ex_sig_ptr(&sig, dt, da), ex_sig_ptr(&sig, dt, db), ex_sig_ptr(&sig, cdt, dc.p);
-    ex_sig_int(&sig, M), ex_sig_int(&sig, N), ex_sig_int(&sig, K);
-    ex_sig_int(&sig, K), ex_sig_int(&sig, 1);
-    if (fp8) ex_sig_int(&sig, 1), ex_sig_int(&sig, K);
-    else ex_sig_int(&sig, N), ex_sig_int(&sig, 1);
-    ex_sig_int(&sig, N), ex_sig_int(&sig, 1);
-    ex_sig_const_int(&sig, g->bm), ex_sig_const_int(&sig, g->bn), ex_sig_const_int(&sig, g->bk);
-    ex_sig_const_int(&sig, g->group);
-    tlc_kernel_options opt = {.num_warps = g->warps, .num_stages = g->stages};
-    tlc_kernel *k;
+    const char *tile, *kernel;
     /* the persistent rows: matmul_persistent.tile, one program per SM */
     bool persistent = strstr(name, "persistent") != NULL;
     int sms = tlc_device_sm_count(ex->rt);
     unsigned tiles = (unsigned)(ex_cdiv(M, g->bm) * ex_cdiv(N, g->bn));
-    if (persistent) ex_sig_const_int(&sig, sms);
-    if (ex_kernel(ex, persistent ? "matmul/matmul_persistent.tile" : "matmul/grouped_matmul_1d.tile",
-                  persistent ? "matmul_persistent_kernel" : "grouped_matmul_1d_kernel", sig.text, &opt, &k) !=
-        TLC_OK) {
+    mm_signature(&sig, name, dt, da, db, dc.p, M, N, K, g, sms, &tile, &kernel);
+    tlc_kernel_options opt = {.num_warps = g->warps, .num_stages = g->stages};
+    tlc_kernel *k;
+    if (ex_kernel(ex, tile, kernel, sig.text, &opt, &k) != TLC_OK) {
       bench_error(b, name, size, config);
       continue;
     }
@@ -321,7 +344,7 @@ static tlc_devptr dev_f16(Ex *ex, const double *v, size_t n) {
 }
 
 static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
-  if (b->only && strncmp("attn", b->only, strlen(b->only))) return;
+  if (b->print_configs || (b->only && strncmp("attn", b->only, strlen(b->only)))) return;
   Ex *ex = &b->ex;
   size_t n = (size_t)Z * H * N * D, nm = (size_t)Z * H * N, hd = (size_t)N * D;
   double scale = 0.5;
@@ -452,6 +475,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--smoke")) smoke = true;
     else if (!strcmp(argv[i], "--mm-only")) mm_only = true;
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) b.only = argv[++i];
+    else if (!strcmp(argv[i], "--print-configs")) b.print_configs = true;
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) b.reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) b.warmup = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--ptx") && i + 1 < argc && nptx_variants < 8) {
@@ -471,8 +495,10 @@ int main(int argc, char **argv) {
   if (b.reps < 10) b.reps = 10;
   if (b.warmup < 1) b.warmup = 1;
   rest[nrest] = NULL;
-  ex_open(&b.ex, nrest, rest, "tlc_bench_tc");
-  b.flush = ex_alloc(&b.ex, FLUSH_BYTES);
+  if (!b.print_configs) {
+    ex_open(&b.ex, nrest, rest, "tlc_bench_tc");
+    b.flush = ex_alloc(&b.ex, FLUSH_BYTES);
+  }
 
   /* Triton's matmul-tutorial configs that suit the H100, best first */
   static const MmConfig mm[] = {
@@ -515,6 +541,7 @@ int main(int argc, char **argv) {
     }
   }
 done:
+  if (b.print_configs) return 0;
   ex_free(&b.ex, b.flush);
   b.ex.nfail = b.nfail;
   b.ex.npass = b.npass;
