@@ -54,7 +54,10 @@
  *
  * The loads' other= must be 0 (cp.async zero-fills), and their vector
  * width 4, 8 or 16 bytes along the buffer's contiguous dim; other loads
- * stay as they are. */
+ * stay as they are.  In a loop pipelined for its dot operands, the other
+ * loads of such addresses (a bias, per-block scales) ride along: a ring of
+ * unswizzled buffers in the load's own order filled by cp.async, read back
+ * with local_load where the load was (rank 1 or 2, blocked layouts). */
 #include "passes/pass_internal.h"
 
 #include <stdlib.h>
@@ -73,7 +76,8 @@ typedef struct Pipe {
   int nargs;              /* iter args (block args after the iv) */
   bool *ahead;            /* by iter arg: computable D iterations ahead */
   VEC(Op *) loads;
-  VEC(Op *) allocs;
+  VEC(Op *) allocs;       /* by load: its staging local_alloc, or NULL (a load read in registers) */
+  VEC(const Type *) stypes; /* by load: the type of one slot of its ring */
   VEC(TmaTile *) tma;     /* by load: the TMA recipe, or NULL for cp.async */
   int ntma, ncp;          /* loads of each kind */
   Value **rings;          /* by load */
@@ -148,14 +152,40 @@ static bool wgmma_only(const PassUsers *u, const Value *s) {
   return true;
 }
 
-/* A load to pipeline: *alloc_out its staging, *tma_out its TMA recipe (or
- * NULL: cp.async). */
-static bool candidate(Pipe *p, const PassUsers *u, Op *ld, Op **alloc_out, TmaTile **tma_out) {
+/* A load read in registers (bias, scales): rank 1 or 2 in a blocked
+ * layout whose vector groups cp.async can copy into an unswizzled buffer of
+ * the same order; *st_out its slot type. */
+static bool register_load(Pipe *p, Op *ld, const Type **st_out) {
+  const Type *t = ld->results[0]->type;
+  const Layout *L = t->layout;
+  if (t->rank > 2 || !L || L->kind != LAY_BLOCKED) return false;
+  for (int d = 0; d < t->rank; d++) /* each element copied by one thread */
+    if ((int64_t)L->spt[d] * L->tpw[d] * L->wpc[d] > t->shape[d]) return false;
+  clear_marks(p, 2);
+  bool ok = slice_ok(p, ld->operands[0]) && slice_ok(p, ld->operands[1]);
+  clear_marks(p, 2);
+  if (!ok) return false;
+  int vec = ld->attr.vec > 0 ? ld->attr.vec : 1;
+  const Type *st = ty_with_layout(p->ctx, t, lay_shared(p->ctx, t->rank, vec, 1, 1, L->order));
+  if (!cp_async_ok(ld, st)) return false;
+  *st_out = st;
+  return true;
+}
+
+/* A load to pipeline: *alloc_out its staging (NULL: a load read in
+ * registers, staged in *st_out), *tma_out its TMA recipe (or NULL:
+ * cp.async). */
+static bool candidate(Pipe *p, const PassUsers *u, Op *ld, Op **alloc_out, const Type **st_out,
+                      TmaTile **tma_out) {
   if (ld->kind != OP_LOAD || ld->attr.is_volatile || !ld->results[0]->type->rank) return false;
   if (ld->operands[2] && !zero_const(ld->operands[2])) return false;
+  *tma_out = NULL;
+  *alloc_out = NULL;
   Op *al = single_user(u, ld->results[0]);
-  if (!al || al->kind != OP_LOCAL_ALLOC || al->parent != p->body || al->operands[0] != ld->results[0]) return false;
+  if (!al || al->kind != OP_LOCAL_ALLOC || al->parent != p->body || al->operands[0] != ld->results[0])
+    return register_load(p, ld, st_out);
   const Type *st = al->results[0]->type;
+  *st_out = st;
   if (!st->layout || st->layout->kind != LAY_SHARED || st->rank != 2) return false;
   /* the buffer is read inside this loop only */
   const Value *s = al->results[0];
@@ -166,7 +196,6 @@ static bool candidate(Pipe *p, const PassUsers *u, Op *ld, Op **alloc_out, TmaTi
   clear_marks(p, 2);
   if (!ok) return false;
   TmaTile t;
-  *tma_out = NULL;
   if (wgmma_only(u, s) && pass_tma_tile(p->m, ld, st->layout, &t)) {
     *tma_out = xmalloc(sizeof t);
     **tma_out = t;
@@ -197,7 +226,7 @@ static Value *guarded_mask(Pipe *p, IrBuilder *b, const Type *pt, Value *mask, V
 
 static Value *slot_view(Pipe *p, IrBuilder *b, int i, Value *slot) {
   Value *idx[2] = {p->rings[i], slot};
-  return irb_op(b, OP_MEMDESC_INDEX, idx, 2, p->allocs.data[i]->results[0]->type)->results[0];
+  return irb_op(b, OP_MEMDESC_INDEX, idx, 2, p->stypes.data[i])->results[0];
 }
 
 /* The copies of one stage: iv at `iv`, args mapped in vm, into slot `slot`:
@@ -281,9 +310,10 @@ static void build_prologue(Pipe *p, IrBuilder *b, Value **cur) {
    * reuses space): every thread is done with it before the first copy */
   irb_op(b, OP_BARRIER, NULL, 0, NULL);
   for (int i = 0; i < p->loads.len; i++) {
-    const Type *st = p->allocs.data[i]->results[0]->type;
-    int64_t shape[IR_MAX_RANK] = {S, st->shape[0], st->shape[1]};
-    const Type *rt = ty_tensor(c, ty_elem(c, st), 3, shape, lay_shared_ring(c, st->layout));
+    const Type *st = p->stypes.data[i];
+    int64_t shape[IR_MAX_RANK] = {S};
+    for (int d = 0; d < st->rank; d++) shape[d + 1] = st->shape[d];
+    const Type *rt = ty_tensor(c, ty_elem(c, st), st->rank + 1, shape, lay_shared_ring(c, st->layout));
     Value *none = NULL;
     p->rings[i] = irb_op(b, OP_LOCAL_ALLOC, &none, 1, rt)->results[0];
     TmaTile *t = p->tma.data[i];
@@ -331,10 +361,18 @@ static Op *rewrite_top(Pipe *p, IrBuilder *b, Value *rd, Value *ph) {
   }
   for (int i = 0; i < p->loads.len; i++) {
     top = slot_view(p, b, i, rd)->def;
-    ir_replace_uses(p->body, p->allocs.data[i]->results[0], top->results[0]);
+    if (p->allocs.data[i]) {
+      ir_replace_uses(p->body, p->allocs.data[i]->results[0], top->results[0]);
+      continue;
+    }
+    /* a load read in registers: from its slot, where it was read before */
+    Value *view = top->results[0];
+    const Type *rt = p->loads.data[i]->results[0]->type;
+    top = irb_op(b, OP_LOCAL_LOAD, &view, 1, rt);
+    ir_replace_uses(p->body, p->loads.data[i]->results[0], top->results[0]);
   }
   for (int i = 0; i < p->loads.len; i++) {
-    ir_remove(p->allocs.data[i]);
+    if (p->allocs.data[i]) ir_remove(p->allocs.data[i]);
     ir_remove(p->loads.data[i]);
   }
   return top;
@@ -448,23 +486,28 @@ static void pipeline_loop(IrModule *m, Op *loop, const PassUsers *u, uint8_t *ma
             .step = st->def->attr.ival, .nops = nops, .mark = mark, .nargs = body->nargs - 1};
   p.ahead = xcalloc((size_t)p.nargs + 1, sizeof(bool));
   find_ahead(&p);
+  int staged = 0; /* loads of dot operands: the loop is worth pipelining */
   for (Op *op = body->first; op; op = op->next) {
     Op *al;
     TmaTile *t;
-    if (op->id < nops && candidate(&p, u, op, &al, &t)) {
+    const Type *slot_t;
+    if (op->id < nops && candidate(&p, u, op, &al, &slot_t, &t)) {
       VEC_PUSH(p.loads, op);
       VEC_PUSH(p.allocs, al);
+      VEC_PUSH(p.stypes, slot_t);
       VEC_PUSH(p.tma, t);
       if (t) p.ntma++;
       else p.ncp++;
+      staged += al != NULL;
     }
   }
-  if (p.loads.len) transform(&p, u);
+  if (staged) transform(&p, u);
   memset(mark, 0, nops);
   for (int i = 0; i < p.tma.len; i++) free(p.tma.data[i]);
   VEC_FREE(p.tma);
   VEC_FREE(p.loads);
   VEC_FREE(p.allocs);
+  VEC_FREE(p.stypes);
   free(p.ahead);
 }
 
