@@ -237,7 +237,8 @@ static LLVMValueRef unary(CgCtx *cg, const Op *op, DType d, LLVMValueRef x) {
     case OP_FLOOR: return intrin1(cg, "llvm.floor", x, true);
     case OP_CEIL: return intrin1(cg, "llvm.ceil", x, true);
     default:
-      cg_error(cg, op, "fp64 '%s' is not supported yet (needs libdevice)", ir_op_info[k].name);
+      cg_user_error(cg, op, "%s of an fp64 value is not supported yet (fp64 has sqrt, rsqrt, floor and "
+                    "ceil; cast to fp32 for the rest)", ir_op_info[k].name);
       return x;
     }
   }
