@@ -8,8 +8,9 @@
  * Which path a case takes follows from its types, blocks and strides (on the
  * H100: wgmma for blocks of 64 rows and more, mma.sync below; TMA for block
  * pointers and descriptors, cp.async for pointer tensors; no ring where the
- * loads cannot be vectorized, e.g. K not a multiple of 16); each must give
- * the same function.  Inputs uniform in [-1, 1] rounded to the input type;
+ * loads cannot be vectorized, e.g. K not a multiple of 16; the descriptor
+ * kernel reads K-major B as (N, K) tiles it transposes, which the pipeliner
+ * leaves as plain loads); each must give the same function.  Inputs uniform in [-1, 1] rounded to the input type;
  * C in fp16 for fp8 inputs, else in the input type.  Relative L2 bounds:
  * fp16 and fp8 (exact products, fp16 output) 2e-3, bf16 1e-2, tf32 1e-3
  * (docs/examples.md). */
@@ -98,7 +99,7 @@ int main(int argc, char **argv) {
       {0, "fp16", false, 100, 80, 336, 32, 64, 32, 4, 3},      /* mma.sync + cp.async */
       {0, "fp16", false, 131, 77, 1000, 64, 64, 32, 4, 3},     /* K, N off 16: no vector loads */
   };
-  for (int form = PTR; form <= BLOCK_PTR; form++) {
+  for (int form = PTR; form <= DESC; form++) {
     for (int s = 1; s <= 5; s++) {
       Case c = shapes[0];
       c.form = (Form)form, c.stages = s;
