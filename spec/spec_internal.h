@@ -266,10 +266,10 @@ SVal *spec_desc_store(Spec *s, CallArgs *a, SVal **argv);
 /* Triton's rules for a descriptor of `rank` dims of `elem` moving `block`:
  * elements of 1 to 8 bytes (not bool), rank 1 to 5 (and at most
  * IR_MAX_RANK), block dims powers of two (at most max_dim unless it is 0),
- * the innermost dim at least 16 bytes.  Errors at dim_locs[i] (when not
- * NULL) or loc. */
-bool spec_desc_check(Spec *s, const Type *elem, int rank, const int64_t *block, Loc loc, const Loc *dim_locs,
-                     int max_dim);
+ * the innermost dim at least 16 bytes.  Errors at *elem_loc (the element
+ * type) and dim_locs[i] (block dim i) when those are not NULL, else at loc. */
+bool spec_desc_check(Spec *s, const Type *elem, int rank, const int64_t *block, Loc loc, const Loc *elem_loc,
+                     const Loc *dim_locs, int max_dim);
 /* An attribute of a tensor descriptor (shape, strides, block_shape, dtype,
  * block_type, load, store); NULL when there is none (reported by the caller
  * unless it was reported here). */

@@ -191,13 +191,21 @@ static bool parse_desc_entry(Spec *s, SigEntry *e) {
   }
   Loc dims_loc = sub_loc(e, open, (size_t)(p + 1 - open));
   p = skip_space(p + 1);
-  if (*p != '>' || *skip_space(p + 1)) {
+  if (*p != '>') {
     spec_error(s, sub_loc(e, p, 1), "malformed tensordesc entry '%s': expected '>' after the block shape (%s)",
                t, shape_hint);
     return false;
   }
+  p = skip_space(p + 1);
+  if (*p) {
+    spec_error(s, sub_loc(e, p, strlen(p)), "unexpected '%s' after the tensordesc entry (a descriptor takes no "
+               "specialization hint)", p);
+    return false;
+  }
   e->type = ty_scalar(s->m->ctx, (DType)dt);
-  if (!spec_desc_check(s, e->type, rank, e->desc_block, dims_loc, rank <= IR_MAX_RANK ? dim_locs : NULL, 256))
+  Loc dt_loc = sub_loc(e, dt0, dn);
+  if (!spec_desc_check(s, e->type, rank, e->desc_block, dims_loc, &dt_loc, rank <= IR_MAX_RANK ? dim_locs : NULL,
+                       256))
     return false;
   e->desc_rank = rank;
   return true;

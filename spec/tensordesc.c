@@ -28,10 +28,10 @@ static IrContext *ctx(Spec *s) { return s->m->ctx; }
 
 /* ---- checks shared by tl.make_tensor_descriptor and tensordesc<...> parameters ------------- */
 
-bool spec_desc_check(Spec *s, const Type *elem, int rank, const int64_t *block, Loc loc, const Loc *dim_locs,
-                     int max_dim) {
+bool spec_desc_check(Spec *s, const Type *elem, int rank, const int64_t *block, Loc loc, const Loc *elem_loc,
+                     const Loc *dim_locs, int max_dim) {
   if (elem->dtype == DT_I1 || elem->dtype == DT_PTR) {
-    spec_error(s, loc, "tensor descriptors of %s elements are not supported", dt_name(elem->dtype));
+    spec_error(s, elem_loc ? *elem_loc : loc, "tensor descriptors of %s elements are not supported", dt_name(elem->dtype));
     return false;
   }
   if (rank < 1 || rank > 5) {
@@ -110,7 +110,8 @@ SVal *spec_make_tensor_desc(Spec *s, CallArgs *a, SVal **v) {
   TensorDesc *td = ARENA_NEW(s->arena, TensorDesc);
   for (int i = 0; i < nb && i < IR_MAX_RANK; i++)
     if (!sv_const_int(s, block[i], bi_argloc(a, 3), "block_shape", &td->block[i])) return s->poison;
-  if (!spec_desc_check(s, elem, ns, td->block, bi_argloc(a, 3), NULL, 0)) return s->poison;
+  Loc base_loc = bi_argloc(a, 0);
+  if (!spec_desc_check(s, elem, ns, td->block, bi_argloc(a, 3), &base_loc, NULL, 0)) return s->poison;
   SVal *last = strides[ns - 1];
   if ((last->kind == SV_INT || last->kind == SV_BOOL) && last->i != 1) {
     spec_error(s, bi_argloc(a, 2), "the last stride of a tensor descriptor must be 1 (its innermost dim is "
