@@ -110,7 +110,8 @@ int tlc_tensor_desc_signature(const tlc_tensor_desc *d, char *buf, size_t len) {
   if (!d || rt_desc_dtype(d->dtype) < 0 || d->rank < 1 || d->rank > 5) return -1;
   char entry[128];
   int n = snprintf(entry, sizeof entry, "tensordesc<%s[", d->dtype);
-  for (int i = 0; i < d->rank; i++) n += snprintf(entry + n, sizeof entry - (size_t)n, i ? ",%d" : "%d", d->block_shape[i]);
+  for (int i = 0; i < d->rank; i++)
+    n += snprintf(entry + n, sizeof entry - (size_t)n, i ? ",%d" : "%d", d->block_shape[i]);
   n += snprintf(entry + n, sizeof entry - (size_t)n, "]>");
   if (buf && len) snprintf(buf, len, "%s", entry);
   return n;
@@ -190,8 +191,9 @@ tlc_status rt_desc_expand(tlc_kernel *k, const tlc_arg *args, int nargs, tlc_arg
     const tlc_arg *g = &args[a];
     if (!r) {
       if (g->kind == TLC_ARG_DESC)
-        st = rt_fail(rt, TLC_ERR_ARGS, "kernel '%s' parameter %d ('%s') is %s but argument %d is a tensor descriptor",
-                     k->name, i, k->meta.params[i].name, tlc_param_kind_name(k->meta.params[i].kind), a);
+        st = rt_fail(rt, TLC_ERR_ARGS,
+                     "kernel '%s' parameter %d ('%s') is %s but argument %d is a tensor descriptor", k->name, i,
+                     k->meta.params[i].name, tlc_param_kind_name(k->meta.params[i].kind), a);
       ex[i] = *g, no[i++] = a;
       continue;
     }

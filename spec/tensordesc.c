@@ -31,7 +31,8 @@ static IrContext *ctx(Spec *s) { return s->m->ctx; }
 bool spec_desc_check(Spec *s, const Type *elem, int rank, const int64_t *block, Loc loc, const Loc *elem_loc,
                      const Loc *dim_locs, int max_dim) {
   if (elem->dtype == DT_I1 || elem->dtype == DT_PTR) {
-    spec_error(s, elem_loc ? *elem_loc : loc, "tensor descriptors of %s elements are not supported", dt_name(elem->dtype));
+    spec_error(s, elem_loc ? *elem_loc : loc, "tensor descriptors of %s elements are not supported",
+               dt_name(elem->dtype));
     return false;
   }
   if (rank < 1 || rank > 5) {

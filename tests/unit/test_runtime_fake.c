@@ -2,8 +2,9 @@
  * (test_runtime_fakecuda.c, picked through $TLC_CUDA_DRIVER), so every path
  * that needs a device runs without one: opening and device facts, the arch
  * string, memory, argument checking and packing (the bytes the driver would
- * copy are checked), host tensor descriptors and their expansion at launch, grid limits, shared-memory opt-in, driver failures at
- * launch and synchronize, PTX rejection with the JIT log and a repro file,
+ * copy are checked), host tensor descriptors and their expansion at launch,
+ * grid limits, shared-memory opt-in, driver failures at launch and
+ * synchronize, PTX rejection with the JIT log and a repro file,
  * events, calls from another thread, the JIT layer's compile errors, file
  * errors and caches (the disk cache is seeded with a hand-written entry, hit,
  * corrupted and not trusted), and that close releases everything. */
@@ -328,25 +329,24 @@ static void test_tensor_desc(tlc_runtime *rt) {
          "rank 0 is outside 1..5");
   EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 6, shape, strides, block, &z), TLC_ERR_INVALID,
          "rank 6 is outside 1..5");
-  int64_t bad_shape[2] = {0, 64}, huge_shape[2] = {100, 1ll << 31};
-  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 2, bad_shape, strides, block, &z), TLC_ERR_INVALID,
-         "shape[0] is 0; extents must be from 1 to 2^31-1");
-  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 2, huge_shape, strides, block, &z), TLC_ERR_INVALID,
-         "shape[1] is 2147483648");
-  int64_t last2[2] = {64, 2}, unaligned[2] = {36, 1}, negative[2] = {-64, 1};
-  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 2, shape, last2, block, &z), TLC_ERR_INVALID,
-         "the last stride is 2; it must be 1");
-  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 2, shape, unaligned, block, &z), TLC_ERR_INVALID,
-         "strides[0] is 36 elements of 2 bytes; strides must be positive multiples of 16 bytes");
-  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 2, shape, negative, block, &z), TLC_ERR_INVALID,
-         "strides[0] is -64 elements");
-  int32_t b3[2] = {3, 64}, b512[2] = {32, 512}, b4[2] = {32, 4};
-  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 2, shape, strides, b3, &z), TLC_ERR_INVALID,
-         "block_shape[0] is 3; block dims must be powers of two from 1 to 256");
-  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 2, shape, strides, b512, &z), TLC_ERR_INVALID,
-         "block_shape[1] is 512");
-  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 2, shape, strides, b4, &z), TLC_ERR_INVALID,
-         "the innermost block dim spans 8 bytes; it must span at least 16");
+  static const struct {
+    int64_t shape[2], strides[2];
+    int32_t block[2];
+    const char *msg;
+  } bad[] = {
+      {{0, 64}, {64, 1}, {32, 64}, "shape[0] is 0; extents must be from 1 to 2^31-1"},
+      {{100, 1ll << 31}, {64, 1}, {32, 64}, "shape[1] is 2147483648"},
+      {{100, 64}, {64, 2}, {32, 64}, "the last stride is 2; it must be 1"},
+      {{100, 64}, {36, 1}, {32, 64},
+       "strides[0] is 36 elements of 2 bytes; strides must be positive multiples of 16 bytes"},
+      {{100, 64}, {-64, 1}, {32, 64}, "strides[0] is -64 elements"},
+      {{100, 64}, {64, 1}, {3, 64}, "block_shape[0] is 3; block dims must be powers of two from 1 to 256"},
+      {{100, 64}, {64, 1}, {32, 512}, "block_shape[1] is 512"},
+      {{100, 64}, {64, 1}, {32, 4}, "the innermost block dim spans 8 bytes; it must span at least 16"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 2, bad[i].shape, bad[i].strides, bad[i].block, &z),
+           TLC_ERR_INVALID, bad[i].msg);
   OK(rt, tlc_tensor_desc_make(rt, 0x1000, "fp8e4nv", 2, shape, strides, (int32_t[]){32, 16}, &z));
   EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 2, NULL, strides, block, &z), TLC_ERR_INVALID,
          "tlc_tensor_desc_make: NULL shape");
