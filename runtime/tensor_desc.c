@@ -93,11 +93,13 @@ tlc_status tlc_tensor_desc_make(tlc_runtime *rt, tlc_devptr base, const char *dt
   if (st != TLC_OK) return st;
   if (!out) return rt_fail(rt, TLC_ERR_INVALID, "tlc_tensor_desc_make: NULL result pointer");
   memset(out, 0, sizeof *out);
-  if (rank >= 1 && rank <= 5 && (!shape || !strides || !block_shape))
+  /* the arrays hold `rank` entries: nothing is read from them before the rank is known to be good */
+  if (rank < 1 || rank > 5) return rt_fail(rt, TLC_ERR_INVALID, "tlc_tensor_desc_make: rank %d is outside 1..5", rank);
+  if (!shape || !strides || !block_shape)
     return rt_fail(rt, TLC_ERR_INVALID, "tlc_tensor_desc_make: NULL %s",
                    !shape ? "shape" : !strides ? "strides" : "block_shape");
   tlc_tensor_desc d = {.base = base, .dtype = dtype, .rank = rank};
-  for (int i = 0; i < rank && i < 5; i++)
+  for (int i = 0; i < rank; i++)
     d.shape[i] = shape[i], d.strides[i] = strides[i], d.block_shape[i] = block_shape[i];
   char msg[256];
   if (!rt_desc_valid(&d, msg, sizeof msg)) return rt_fail(rt, TLC_ERR_INVALID, "tlc_tensor_desc_make: %s", msg);
