@@ -707,6 +707,67 @@ static void test_jit_desc(void) {
   tlc_runtime_close(rt);
 }
 
+/* tlc_kernel_autotune with descriptor arguments: the trials launch with the
+ * caller's TLC_DESC arguments, a key naming a descriptor hashes its parts,
+ * and reset_to_zero naming one zeroes its base's allocation. */
+static void autotune_grid(const tlc_kernel *k, void *user, unsigned grid[3]) {
+  (void)k, (void)user;
+  grid[0] = 2, grid[1] = grid[2] = 1;
+}
+
+static void test_autotune_desc(void) {
+  static const char src[] =
+      "import triton\nimport triton.language as tl\n\n"
+      "@triton.autotune(configs=[triton.Config({}, num_warps=1), triton.Config({}, num_warps=2)],\n"
+      "                 key=['x_desc'], reset_to_zero=['y_desc'])\n"
+      "@triton.jit\n"
+      "def scale(x_desc, y_desc, s):\n"
+      "    off = tl.program_id(0) * 16\n"
+      "    y_desc.store([off, 0], x_desc.load([off, 0]) * s)\n";
+  char path[600];
+  snprintf(path, sizeof path, "%s/../tune_desc.tile", g_cache_dir);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    CHECK(f != NULL);
+    return;
+  }
+  fputs(src, f);
+  fclose(f);
+  tlc_runtime *rt = open_fake(9, 0);
+  tlc_devptr xp = 0, yp = 0;
+  OK(rt, tlc_malloc(rt, 32 * 64 * 4, &xp));
+  OK(rt, tlc_malloc(rt, 32 * 64 * 4, &yp));
+  OK(rt, tlc_memset_d8(rt, yp, 0xab, 32 * 64 * 4));
+  int64_t shape[2] = {32, 64}, strides[2] = {64, 1};
+  int32_t block[2] = {16, 64};
+  tlc_tensor_desc x, y;
+  OK(rt, tlc_tensor_desc_make(rt, xp, "fp32", 2, shape, strides, block, &x));
+  OK(rt, tlc_tensor_desc_make(rt, yp, "fp32", 2, shape, strides, block, &y));
+  char sig[160], e[48];
+  CHECK(tlc_tensor_desc_signature(&x, e, sizeof e) > 0);
+  snprintf(sig, sizeof sig, "%s,%s,fp32", e, e);
+  tlc_arg args[] = {TLC_DESC(&x), TLC_DESC(&y), TLC_F32(2)};
+  tlc_kernel *k = NULL, *again = NULL, *other = NULL;
+  int launches = fake->launches;
+  OK(rt, tlc_kernel_autotune(rt, path, "scale", sig, NULL, autotune_grid, NULL, args, 3, &k));
+  CHECK(k != NULL && tlc_kernel_tuned_config(k) >= 0);
+  CHECK(fake->launches > launches); /* the trials launched with the TLC_DESC arguments */
+  unsigned char byte = 0xff;
+  OK(rt, tlc_memcpy_dtoh(rt, &byte, yp + 100, 1));
+  CHECK(byte == 0, "reset_to_zero 'y_desc' left 0x%02x", byte);
+  /* the same key values: the remembered choice; another x shape: another key */
+  launches = fake->launches;
+  OK(rt, tlc_kernel_autotune(rt, path, "scale", sig, NULL, autotune_grid, NULL, args, 3, &again));
+  CHECK(again == k && fake->launches == launches);
+  x.shape[0] = 31;
+  OK(rt, tlc_kernel_autotune(rt, path, "scale", sig, NULL, autotune_grid, NULL, args, 3, &other));
+  CHECK(fake->launches > launches);
+  EXPECT(rt, tlc_kernel_autotune(rt, path, "scale", sig, NULL, autotune_grid, NULL, args, 2, &other),
+         TLC_ERR_ARGS, "autotune: kernel 'scale' takes 3 arguments but 2 were given");
+  tlc_runtime_close(rt);
+  remove(path);
+}
+
 int main(void) {
   char root[] = "/tmp/tlc-test-fake-XXXXXX";
   if (!mkdtemp(root)) {
@@ -747,6 +808,7 @@ int main(void) {
 
   test_jit();
   test_jit_desc();
+  test_autotune_desc();
   CHECK(fake->live_modules == 0);
   CHECK(fake->primary_refs == 0);
   CHECK(fake->calls_without_context == 0);
