@@ -74,29 +74,39 @@ static tlc_kernel_options config_options(const tlc_kernel_options *opt, const tl
   return o;
 }
 
-static int param_index(const tlc_kernel *k, const char *name) {
-  for (int i = 0; i < k->meta.nparams; i++)
-    if (!strcmp(k->meta.params[i].name, name)) return i;
-  return -1;
+/* Whether parameter i is `name` or a part of the tensor descriptor `name`
+ * (NAME.base, NAME.shape0, ...). */
+static bool param_is(const tlc_kernel *k, int i, const char *name) {
+  const char *p = k->meta.params[i].name;
+  size_t n = strlen(name);
+  return !strcmp(p, name) || (!strncmp(p, name, n) && p[n] == '.');
 }
 
-/* The key arguments' values, for the choice's key. */
-static uint64_t key_values(uint64_t h, const tlc_kernel *k, const tlc_tune_info *info, const tlc_arg *args,
-                           int nargs) {
+/* The key arguments' values, for the choice's key; args are per parameter
+ * (descriptors expanded). */
+static uint64_t key_values(uint64_t h, const tlc_kernel *k, const tlc_tune_info *info, const tlc_arg *args) {
   for (int i = 0; i < info->nkeys; i++) {
-    int p = param_index(k, info->keys[i]);
     h = mix_str(h, info->keys[i]);
-    if (p >= 0 && p < nargs) h = mix(h, &args[p].v, sizeof args[p].v);
+    for (int p = 0; p < k->meta.nparams; p++)
+      if (param_is(k, p, info->keys[i])) h = mix(h, &args[p].v, sizeof args[p].v);
     /* a key given as a constexpr is part of the signature or the options */
   }
   return h;
 }
 
+/* The index of reset_to_zero name's pointer parameter (a descriptor's base
+ * for a descriptor), or -1. */
+static int reset_param(const tlc_kernel *k, const char *name) {
+  for (int p = 0; p < k->meta.nparams; p++)
+    if (param_is(k, p, name) && k->meta.params[p].kind == TLC_PARAM_PTR) return p;
+  return -1;
+}
+
 static tlc_status zero_resets(tlc_runtime *rt, const tlc_kernel *k, const tlc_tune_info *info,
-                              const tlc_arg *args, int nargs) {
+                              const tlc_arg *args) {
   for (int i = 0; i < info->nreset; i++) {
-    int p = param_index(k, info->reset_to_zero[i]);
-    if (p < 0 || p >= nargs || args[p].kind != TLC_ARG_PTR) continue;
+    int p = reset_param(k, info->reset_to_zero[i]);
+    if (p < 0 || args[p].kind != TLC_ARG_PTR) continue;
     uint64_t base;
     size_t bytes;
     if (!rt_alloc_find(rt, args[p].v.ptr, &base, &bytes))
@@ -113,9 +123,10 @@ static int cmp_float(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Median time of one config in ms; < 0 when it could not run. */
+/* Median time of one config in ms; < 0 when it could not run.  args are
+ * the caller's, pargs the same per parameter (descriptors expanded). */
 static float trial(tlc_runtime *rt, tlc_kernel *k, tlc_grid_fn grid, void *user, const tlc_tune_info *info,
-                   const tlc_arg *args, int nargs) {
+                   const tlc_arg *args, int nargs, const tlc_arg *pargs) {
   unsigned g[3] = {1, 1, 1};
   grid(k, user, g);
   tlc_event *e0 = NULL, *e1 = NULL;
@@ -126,7 +137,7 @@ static float trial(tlc_runtime *rt, tlc_kernel *k, tlc_grid_fn grid, void *user,
   float ms[TRIAL_REPS];
   int n = 0;
   for (int r = 0; r <= TRIAL_REPS; r++) {
-    if (zero_resets(rt, k, info, args, nargs) != TLC_OK) break;
+    if (zero_resets(rt, k, info, pargs) != TLC_OK) break;
     if (tlc_event_record(e0, NULL) != TLC_OK) break;
     if (tlc_launch(k, g[0], g[1], g[2], NULL, args, nargs) != TLC_OK) break;
     if (tlc_event_record(e1, NULL) != TLC_OK) break;
@@ -202,6 +213,8 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
   if (st != TLC_OK) return st;
   if (!path || !out || !grid) return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_autotune: NULL %s",
                                              !path ? "path" : !out ? "result pointer" : "grid callback");
+  tlc_arg *expanded = NULL; /* args per parameter, when descriptors had to be expanded */
+  int *argno = NULL;
   const char *err = NULL;
   char *source = rt_read_text_file(path, &err);
   if (!source) return rt_fail(rt, TLC_ERR_IO, "cannot read '%s': %s", path, err);
@@ -237,7 +250,23 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
     free(first_msg);
     goto done;
   }
-  uint64_t key = key_values(h, first, &info, args, nargs);
+  /* the key and resets read the arguments per parameter: descriptors expanded */
+  const tlc_arg *pargs = args;
+  if (nargs != first->meta.nparams) {
+    if (nargs != rt_desc_logical_params(first)) {
+      st = rt_fail(rt, TLC_ERR_ARGS, "autotune: kernel '%s' takes %d arguments but %d were given", name,
+                   rt_desc_logical_params(first), nargs);
+      free(first_msg);
+      goto done;
+    }
+    st = rt_desc_expand(first, args, nargs, &expanded, &argno);
+    if (st != TLC_OK) {
+      free(first_msg);
+      goto done;
+    }
+    pargs = expanded;
+  }
+  uint64_t key = key_values(h, first, &info, pargs);
   pthread_mutex_lock(&rt->lock);
   for (struct RtTuned *t = rt->tuned; t; t = t->next)
     if (t->key == key) *out = t->k;
@@ -262,7 +291,7 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
     tlc_kernel *k = NULL;
     tlc_kernel_options o = config_options(opt, &info.configs[i], cx, store);
     if (tlc_kernel_from_source(rt, source, path, name, signature, &o, &k) != TLC_OK) continue;
-    float t = trial(rt, k, grid, user, &info, args, nargs);
+    float t = trial(rt, k, grid, user, &info, args, nargs, pargs);
     if (tlc_synchronize(rt) != TLC_OK) { /* a config that faults poisons the context: stop */
       st = rt_fail(rt, TLC_ERR_CUDA, "autotune: config %d of '%s' faulted: %s", i, name, tlc_runtime_error(rt));
       free(first_msg);
@@ -279,6 +308,7 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
   *out = best_k;
   st = remember(rt, key, best_k, best_i);
 done:
+  free(expanded), free(argno);
   tlc_tune_info_free(&info);
   free(source);
   return st;

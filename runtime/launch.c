@@ -14,8 +14,11 @@
  *   fp16 / bf16          TLC_F32, rounded to nearest even
  *
  * Signed and unsigned never mix, integers never become floats, and nothing
- * is a pointer but TLC_PTR.  A kernel with tensor maps (tlc_tma_recipe) gets
- * them built here, after its arguments, from the arguments' values.  The grid must be non-zero and within the
+ * is a pointer but TLC_PTR.  TLC_DESC arguments are first expanded into
+ * the descriptor parameters they stand for (tensor_desc.c); from there on
+ * everything indexes parameters.  A kernel with tensor maps
+ * (tlc_tma_recipe) gets them built here, after its arguments, from the
+ * arguments' values.  The grid must be non-zero and within the
  * device's limits; a program is 32*num_warps threads with the kernel's
  * dynamic shared memory.  Launching is asynchronous: faults inside the
  * kernel surface at tlc_synchronize. */
@@ -26,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *rt_arg_kind_name(tlc_arg_kind k) {
+const char *rt_arg_kind_name(tlc_arg_kind k) {
   switch (k) {
   case TLC_ARG_PTR: return "ptr";
   case TLC_ARG_I32: return "i32";
@@ -35,6 +38,7 @@ static const char *rt_arg_kind_name(tlc_arg_kind k) {
   case TLC_ARG_U64: return "u64";
   case TLC_ARG_FP32: return "fp32";
   case TLC_ARG_FP64: return "fp64";
+  case TLC_ARG_DESC: return "a tensor descriptor";
   }
   return "an unknown kind";
 }
@@ -83,9 +87,9 @@ static uint16_t rt_f32_to_f16(float f) {
 
 /* ---- one argument ----------------------------------------------------------------------- */
 
-/* Write argument i into slot as parameter p expects it, or fail with a
- * message naming both. */
-static tlc_status rt_pack_arg(tlc_kernel *k, int i, const tlc_arg *a, unsigned char *slot) {
+/* Write the value for parameter i (the caller's argument ai) into slot as
+ * the parameter expects it, or fail with a message naming both. */
+static tlc_status rt_pack_arg(tlc_kernel *k, int i, int ai, const tlc_arg *a, unsigned char *slot) {
   const RtParam *p = &k->meta.params[i];
   tlc_arg_kind ak = a->kind;
   bool is_signed_arg = ak == TLC_ARG_I32 || ak == TLC_ARG_I64;
@@ -126,7 +130,7 @@ static tlc_status rt_pack_arg(tlc_kernel *k, int i, const tlc_arg *a, unsigned c
       return rt_fail(k->rt, TLC_ERR_ARGS,
                      "kernel '%s' parameter %d ('%s') is %s but argument %d is %s %" PRId64
                      ", which does not fit",
-                     k->name, i, p->name, tlc_param_kind_name(p->kind), i, rt_arg_kind_name(ak), sv);
+                     k->name, i, p->name, tlc_param_kind_name(p->kind), ai, rt_arg_kind_name(ak), sv);
     switch (tlc_param_kind_size(p->kind)) {
     case 1: { int8_t v = (int8_t)sv; memcpy(slot, &v, 1); break; }
     case 2: { int16_t v = (int16_t)sv; memcpy(slot, &v, 2); break; }
@@ -144,7 +148,7 @@ static tlc_status rt_pack_arg(tlc_kernel *k, int i, const tlc_arg *a, unsigned c
       return rt_fail(k->rt, TLC_ERR_ARGS,
                      "kernel '%s' parameter %d ('%s') is %s but argument %d is %s %" PRIu64
                      ", which does not fit",
-                     k->name, i, p->name, tlc_param_kind_name(p->kind), i, rt_arg_kind_name(ak), uv);
+                     k->name, i, p->name, tlc_param_kind_name(p->kind), ai, rt_arg_kind_name(ak), uv);
     switch (tlc_param_kind_size(p->kind)) {
     case 1: { uint8_t v = (uint8_t)uv; memcpy(slot, &v, 1); break; }
     case 2: { uint16_t v = (uint16_t)uv; memcpy(slot, &v, 2); break; }
@@ -154,20 +158,7 @@ static tlc_status rt_pack_arg(tlc_kernel *k, int i, const tlc_arg *a, unsigned c
     return TLC_OK;
   }
   return rt_fail(k->rt, TLC_ERR_ARGS, "kernel '%s' parameter %d ('%s') is %s but argument %d is %s",
-                 k->name, i, p->name, tlc_param_kind_name(p->kind), i, rt_arg_kind_name(ak));
-}
-
-/* "x_ptr: ptr, n: i32" into buf, for the argument-count message. */
-static void rt_describe_params(const tlc_kernel *k, char *buf, size_t len) {
-  size_t n = 0;
-  buf[0] = 0;
-  for (int i = 0; i < k->meta.nparams && n < len; i++) {
-    int w = snprintf(buf + n, len - n, "%s%s: %s", i ? ", " : "", k->meta.params[i].name,
-                     tlc_param_kind_name(k->meta.params[i].kind));
-    if (w < 0) break;
-    n += (size_t)w;
-  }
-  if (n >= len && len > 4) memcpy(buf + len - 4, "...", 4);
+                 k->name, i, p->name, tlc_param_kind_name(p->kind), ai, rt_arg_kind_name(ak));
 }
 
 /* ---- tensor maps ---------------------------------------------------------------------------- */
@@ -231,11 +222,16 @@ tlc_status tlc_launch(tlc_kernel *k, unsigned gx, unsigned gy, unsigned gz, tlc_
   if (nargs < 0 || (nargs > 0 && !args))
     return rt_fail(rt, TLC_ERR_INVALID, "kernel '%s': tlc_launch with %s", k->name,
                    nargs < 0 ? "a negative argument count" : "a NULL argument array");
-  if (nargs != np) {
+  /* A tensor descriptor is one argument (TLC_DESC) for several parameters,
+   * or those parameters' values one by one. */
+  bool has_desc = false;
+  for (int i = 0; i < nargs; i++) has_desc |= args[i].kind == TLC_ARG_DESC;
+  int nl = rt_desc_logical_params(k);
+  if (!(nargs == np && !has_desc) && nargs != nl) {
     char desc[512];
     rt_describe_params(k, desc, sizeof desc);
     return rt_fail(rt, TLC_ERR_ARGS, "kernel '%s' takes %d argument%s (%s) but %d %s given",
-                   k->name, np, np == 1 ? "" : "s", desc, nargs, nargs == 1 ? "was" : "were");
+                   k->name, nl, nl == 1 ? "" : "s", desc, nargs, nargs == 1 ? "was" : "were");
   }
 
   unsigned grid[3] = {gx, gy, gz};
@@ -247,6 +243,13 @@ tlc_status tlc_launch(tlc_kernel *k, unsigned gx, unsigned gy, unsigned gz, tlc_
       return rt_fail(rt, TLC_ERR_LAUNCH,
                      "kernel '%s': grid %c dimension %u exceeds the limit %d of %s", k->name,
                      "xyz"[d], grid[d], rt->max_grid[d], rt->name);
+  }
+  tlc_arg *expanded = NULL;
+  int *argno = NULL;
+  if (nargs != np || has_desc) {
+    st = rt_desc_expand(k, args, nargs, &expanded, &argno);
+    if (st != TLC_OK) return st;
+    args = expanded;
   }
 
   /* One 8-byte slot per argument holds the value at the parameter's width;
@@ -267,13 +270,14 @@ tlc_status tlc_launch(tlc_kernel *k, unsigned gx, unsigned gy, unsigned gz, tlc_
       free(slots);
       free(ptrs);
       if (maps != stack_maps) free(maps);
+      free(expanded), free(argno);
       return rt_fail(rt, TLC_ERR_INVALID, "kernel '%s': out of host memory", k->name);
     }
   }
   for (int i = 0; i < np && st == TLC_OK; i++) {
     slots[i] = 0;
     ptrs[i] = &slots[i];
-    st = rt_pack_arg(k, i, &args[i], (unsigned char *)&slots[i]);
+    st = rt_pack_arg(k, i, argno ? argno[i] : i, &args[i], (unsigned char *)&slots[i]);
   }
   for (int j = 0; j < nt && st == TLC_OK; j++) {
     ptrs[np + j] = &maps[j];
@@ -295,5 +299,6 @@ tlc_status tlc_launch(tlc_kernel *k, unsigned gx, unsigned gy, unsigned gz, tlc_
     free(ptrs);
   }
   if (maps != stack_maps) free(maps);
+  free(expanded), free(argno);
   return st;
 }

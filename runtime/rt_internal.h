@@ -132,6 +132,28 @@ void rt_memory_release_all(tlc_runtime *rt);
 /* The allocation holding device address p: its base and size (false: none). */
 bool rt_alloc_find(tlc_runtime *rt, uint64_t p, uint64_t *base, size_t *bytes);
 
+/* ---- launch.c ------------------------------------------------------------------- */
+
+/* "ptr", "i32", ..., "a tensor descriptor": an argument's kind in messages. */
+const char *rt_arg_kind_name(tlc_arg_kind k);
+
+/* ---- tensor_desc.c -------------------------------------------------------------- */
+
+/* The rank of the tensor-descriptor parameter group (NAME.base, NAME.shapeI,
+ * NAME.strideI) that starts at parameter i of k; 0 when none starts there. */
+int rt_desc_group(const tlc_kernel *k, int i);
+/* k's parameters as a caller counts them: a descriptor group is one. */
+int rt_desc_logical_params(const tlc_kernel *k);
+/* "a_desc: tensor descriptor of rank 2, n: i32" into buf (truncated with
+ * "..."), for the argument-count message. */
+void rt_describe_params(const tlc_kernel *k, char *buf, size_t len);
+/* args (one per logical parameter) with every TLC_DESC replaced by its base,
+ * shapes and strides: *out has k's nparams values, (*argno)[i] the caller's
+ * argument that parameter i's value came from (heap arrays, the caller
+ * frees both).  TLC_ERR_ARGS naming the argument when a descriptor does not
+ * fit its parameter or one is passed where none is expected. */
+tlc_status rt_desc_expand(tlc_kernel *k, const tlc_arg *args, int nargs, tlc_arg **out, int **argno);
+
 /* ---- jit.c (more) ---------------------------------------------------------------- */
 
 /* A whole text file (heap); NULL with *err set on failure. */

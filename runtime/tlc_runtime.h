@@ -129,9 +129,12 @@ tlc_status tlc_kernel_constexpr_int(const tlc_kernel *k, const char *name, int64
 
 /* ---- launching ------------------------------------------------------------- */
 
+typedef struct tlc_tensor_desc tlc_tensor_desc;
+
 typedef enum tlc_arg_kind {
   TLC_ARG_PTR, TLC_ARG_I32, TLC_ARG_I64, TLC_ARG_U32, TLC_ARG_U64,
   TLC_ARG_FP32, TLC_ARG_FP64,
+  TLC_ARG_DESC,   /* a host-made tensor descriptor (below), passed by address */
 } tlc_arg_kind;
 
 typedef struct tlc_arg {
@@ -144,6 +147,7 @@ typedef struct tlc_arg {
     uint64_t u64;
     float f32;
     double f64;
+    const tlc_tensor_desc *desc;  /* must stay valid until tlc_launch returns */
   } v;
 } tlc_arg;
 
@@ -154,6 +158,7 @@ typedef struct tlc_arg {
 #define TLC_U64(x) ((tlc_arg){.kind = TLC_ARG_U64, .v.u64 = (uint64_t)(x)})
 #define TLC_F32(x) ((tlc_arg){.kind = TLC_ARG_FP32, .v.f32 = (float)(x)})
 #define TLC_F64(x) ((tlc_arg){.kind = TLC_ARG_FP64, .v.f64 = (double)(x)})
+#define TLC_DESC(d) ((tlc_arg){.kind = TLC_ARG_DESC, .v.desc = (d)}) /* d: const tlc_tensor_desc * */
 
 /* Launch k on a grid of gx*gy*gz programs of 32*num_warps threads.  The
  * arguments are the kernel's runtime parameters in order; each must match its
@@ -161,11 +166,45 @@ typedef struct tlc_arg {
  * pointer TLC_PTR only); the only conversions are those that keep the value:
  * between I32 and I64 (and U32 and U64) when it fits, I32/I64 to i1/i8/i16
  * and U32/U64 to u8/u16 when it fits, F32 to fp16/bf16 (rounded to nearest
- * even).  A mismatch is TLC_ERR_ARGS naming the parameter; a zero or
- * too-large grid dimension TLC_ERR_LAUNCH.  Asynchronous: errors inside the
- * kernel surface at the next synchronize. */
+ * even).  A `tensordesc<...>` parameter takes one TLC_DESC argument, which
+ * the launcher expands into the kernel's hidden parameters NAME.base,
+ * NAME.shape0.., NAME.stride0.. (or those values one by one, every
+ * descriptor of the call expanded).  A mismatch is TLC_ERR_ARGS naming the
+ * parameter; a zero or too-large grid dimension TLC_ERR_LAUNCH.
+ * Asynchronous: errors inside the kernel surface at the next synchronize. */
 tlc_status tlc_launch(tlc_kernel *k, unsigned gx, unsigned gy, unsigned gz,
                       tlc_stream stream, const tlc_arg *args, int nargs);
+
+/* ---- tensor descriptors --------------------------------------------------------
+ *
+ * A host-made tensor descriptor (Triton's TensorDescriptor): a tensor in
+ * device memory and the block shape the kernel moves through it.  A kernel
+ * compiled with the signature entry tlc_tensor_desc_signature writes
+ * ("tensordesc<fp16[64,64]>") takes it as one TLC_DESC argument.  The dtype
+ * and block shape are compiled into the kernel; the launcher checks the
+ * rank and the values, not that they match what the kernel was compiled
+ * with. */
+struct tlc_tensor_desc {
+  tlc_devptr base;          /* 16-byte aligned */
+  const char *dtype;        /* element type: "fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5",
+                               "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64" */
+  int rank;                 /* 1..5 */
+  int64_t shape[5];         /* extents, elements: 1 <= shape < 2^31 */
+  int64_t strides[5];       /* elements; the last is 1, the others multiples of 16 bytes */
+  int32_t block_shape[5];   /* powers of two from 1 to 256; the last one at least 16 bytes */
+};
+
+/* Fill *out after checking everything above; TLC_ERR_INVALID with a message
+ * naming the first problem otherwise (*out is then zeroed).  out->dtype
+ * points at a static copy of the name, so `dtype` need not outlive the call. */
+tlc_status tlc_tensor_desc_make(tlc_runtime *rt, tlc_devptr base, const char *dtype, int rank,
+                                const int64_t *shape, const int64_t *strides,
+                                const int32_t *block_shape, tlc_tensor_desc *out);
+/* Write d's signature entry ("tensordesc<fp16[64,128]>") into buf as
+ * snprintf does: the return value is the entry's length (the output is
+ * truncated, still NUL-terminated, when it is >= len); -1 when d is NULL or
+ * its dtype or rank is not one tlc_tensor_desc_make accepts. */
+int tlc_tensor_desc_signature(const tlc_tensor_desc *d, char *buf, size_t len);
 
 /* ---- autotuning ---------------------------------------------------------------
  *

@@ -1,7 +1,8 @@
 /* attributes.c — names reached through a dot: the attributes of modules
- * (triton, triton.language, tl.math, dtypes), of values (x.dtype, x.shape,
- * x.T, x.to, ptr.advance, block_ptr.type.element_ty, config.kwargs), and the
- * "did you mean" suggestion for an unknown one. */
+ * (triton, triton.language, tl.math, dtypes, the classes tl.tensor and
+ * tl.tensor_descriptor), of values (x.dtype, x.shape, x.T, x.to,
+ * ptr.advance, block_ptr.type.element_ty, desc.load (tensordesc.c),
+ * config.kwargs), and the "did you mean" suggestion for an unknown one. */
 #include "spec/builtins.h"
 
 #include <string.h>
@@ -29,6 +30,9 @@ static bool is_math_module(const char *mod) {
          !strcmp(mod, "triton.language.extra.libdevice");
 }
 
+/* isinstance's classes of triton.language (builtins_python.c decides). */
+static const char *const lang_classes[] = {"tensor", "tensor_descriptor", "tensor_descriptor_base", "dtype", NULL};
+
 static SVal *module_val(Spec *s, const char *name) {
   SVal *m = sv_new(s, SV_MODULE);
   m->s = arena_strdup(s->arena, name);
@@ -51,6 +55,12 @@ SVal *spec_module_attr(Spec *s, const char *mod, const char *name) {
       if (!strcmp(name, "math")) return module_val(s, "triton.language.math");
       if (!strcmp(name, "extra")) return module_val(s, "triton.language.extra");
       if (!strcmp(name, "constexpr")) return sv_new(s, SV_CONSTEXPR_T);
+      for (int i = 0; lang_classes[i]; i++)
+        if (!strcmp(name, lang_classes[i])) {
+          SVal *c = sv_new(s, SV_CLASS);
+          c->s = !strcmp(name, "tensor_descriptor_base") ? "tensor_descriptor" : lang_classes[i];
+          return c;
+        }
       for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++)
         if (!strcmp(dtype_names[i].name, name)) return sv_dtype(s, ty_scalar(bi_ctx(s), dtype_names[i].dt));
       if (!strcmp(name, "range")) return spec_builtin_val(s, "tl.range");
@@ -59,7 +69,8 @@ SVal *spec_module_attr(Spec *s, const char *mod, const char *name) {
       if (!strcmp(name, "min")) return spec_builtin_val(s, "min");
       if (!strcmp(name, "abs")) return spec_builtin_val(s, "abs");
     }
-    if (!strncmp(name, "py.", 3) || !strcmp(name, "float") || !strcmp(name, "int") || !strcmp(name, "len"))
+    if (!strncmp(name, "py.", 3) || !strcmp(name, "float") || !strcmp(name, "int") || !strcmp(name, "len") ||
+        !strcmp(name, "isinstance"))
       return NULL;
     return spec_builtin_val(s, name);
   }
@@ -84,7 +95,8 @@ SVal *spec_module_attr(Spec *s, const char *mod, const char *name) {
 }
 
 SVal *spec_python_builtin(Spec *s, const char *name) {
-  static const char *const names[] = {"range", "float", "int", "bool", "len", "print", "tuple", "list"};
+  static const char *const names[] = {"range", "float", "int", "bool", "len", "print", "tuple", "list",
+                                      "isinstance"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!strcmp(names[i], name)) return spec_builtin_val(s, name);
   if (!strcmp(name, "filter")) return spec_builtin_val(s, "filter");
@@ -147,6 +159,12 @@ SVal *spec_value_attr(Spec *s, SVal *v, const char *name, Loc loc) {
       return !strcmp(name, "dtype") ? sv_dtype(s, pt) : typeobj(s, pt, v);
     }
     break;
+  case SV_TENSORDESC: {
+    bool reported;
+    SVal *r = spec_desc_attr(s, v, name, loc, &reported);
+    if (r || reported) return r ? r : s->poison;
+    break;
+  }
   case SV_DTYPE:
   case SV_TYPEOBJ: {
     const Type *t = v->type;
@@ -216,13 +234,14 @@ const char *spec_suggest_attr(Spec *s, const SVal *base, const char *name) {
         const char *b = spec_builtin_name(i);
         if (!strncmp(b, "py.", 3) || !strcmp(b, "float") || !strcmp(b, "int") || !strcmp(b, "bool") ||
             !strcmp(b, "len") || !strcmp(b, "print") || !strcmp(b, "tuple") || !strcmp(b, "list") ||
-            !strcmp(b, "filter"))
+            !strcmp(b, "filter") || !strcmp(b, "isinstance"))
           continue;
         consider(&n, !strncmp(b, "tl.", 3) ? b + 3 : b);
       }
       if (is_lang_module(base->s)) {
         for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++) consider(&n, dtype_names[i].name);
         consider(&n, "constexpr"), consider(&n, "math"), consider(&n, "extra");
+        for (int i = 0; lang_classes[i]; i++) consider(&n, lang_classes[i]);
       }
     }
     break;
@@ -232,6 +251,9 @@ const char *spec_suggest_attr(Spec *s, const SVal *base, const char *name) {
     break;
   case SV_BLOCKPTR:
     consider(&n, "advance"), consider(&n, "type"), consider(&n, "dtype");
+    break;
+  case SV_TENSORDESC:
+    for (int i = 0; spec_desc_attr_names[i]; i++) consider(&n, spec_desc_attr_names[i]);
     break;
   case SV_DTYPE: case SV_TYPEOBJ:
     consider(&n, "element_ty"), consider(&n, "scalar"), consider(&n, "primitive_bitwidth");

@@ -33,7 +33,7 @@ static bool tuple_arg(Spec *s, SVal *v, Loc loc, const char *what, SVal ***items
   return true;
 }
 
-static Value *int_scalar(Spec *s, SVal *v, DType dt, Loc loc, const char *what) {
+Value *spec_int_scalar(Spec *s, SVal *v, DType dt, Loc loc, const char *what) {
   if (is_poison(v)) return NULL;
   if (v->kind == SV_TENSOR && (v->v->type->rank || !dt_is_int(v->v->type->dtype))) {
     spec_error(s, loc, "%s must be an integer scalar", what);
@@ -74,9 +74,9 @@ SVal *spec_make_block_ptr(Spec *s, CallArgs *a, SVal **v) {
   bp->base = v[0]->v;
   int seen[IR_MAX_RANK] = {0};
   for (int i = 0; i < ns; i++) {
-    bp->shape[i] = int_scalar(s, shape[i], DT_I64, loc, "a shape entry");
-    bp->strides[i] = int_scalar(s, strides[i], DT_I64, loc, "a stride");
-    bp->offsets[i] = int_scalar(s, offsets[i], DT_I32, loc, "an offset");
+    bp->shape[i] = spec_int_scalar(s, shape[i], DT_I64, loc, "a shape entry");
+    bp->strides[i] = spec_int_scalar(s, strides[i], DT_I64, loc, "a stride");
+    bp->offsets[i] = spec_int_scalar(s, offsets[i], DT_I32, loc, "an offset");
     int64_t o;
     if (!bp->shape[i] || !bp->strides[i] || !bp->offsets[i]) return s->poison;
     if (!sv_const_int(s, block[i], loc, "block_shape", &bp->block[i])) return s->poison;
@@ -109,7 +109,7 @@ SVal *spec_advance(Spec *s, SVal *base, SVal *offs, Loc loc) {
   for (int i = 0; i < bp->rank; i++) {
     SVal *d = offs->items[i];
     if ((d->kind == SV_INT || d->kind == SV_BOOL) && d->i == 0) continue;
-    Value *dv = int_scalar(s, d, DT_I32, loc, "an advance offset");
+    Value *dv = spec_int_scalar(s, d, DT_I32, loc, "an advance offset");
     if (!dv) return s->poison;
     spec_at(s, loc);
     nb->offsets[i] = irb_binary(&s->b, OP_ADD, bp->offsets[i], dv);

@@ -96,14 +96,17 @@ SVal *spec_builtin_val(Spec *s, const char *name) {
   return v;
 }
 
-/* Display name in messages: tl.load, float, ... */
-static const char *display_name(Spec *s, int id) {
+/* Display name in messages: tl.load, float, desc.load, ... */
+static const char *display_name(Spec *s, int id, bool self_bound) {
   const char *n = builtins[id].name;
   if (!strncmp(n, "py.", 3)) return n + 3;
-  static const char *const python[] = {"range", "float", "int", "bool", "len", "print", "tuple", "list"};
+  static const char *const python[] = {"range", "float", "int", "bool", "len", "print", "tuple", "list",
+                                       "isinstance"};
   for (size_t i = 0; i < sizeof python / sizeof python[0]; i++)
     if (!strcmp(n, python[i])) return n;
   if (!strncmp(n, "tl.", 3)) return n;
+  if (!strcmp(n, "load_tensor_descriptor") && self_bound) return "desc.load";
+  if (!strcmp(n, "store_tensor_descriptor") && self_bound) return "desc.store";
   return arena_printf(s->arena, "tl.%s", n);
 }
 
@@ -126,7 +129,7 @@ static bool bind(Spec *s, const Builtin *b, int id, SVal *self, CallArgs *a, SVa
     p += len + (optional[np - 1] ? 1 : 0);
     if (*p == ',') p++;
   }
-  const char *fname = display_name(s, id);
+  const char *fname = display_name(s, id, self != NULL);
   for (int i = 0; i < BI_MAXP; i++) argv[i] = NULL, a->plocs[i] = (Loc){0};
   int pi = 0;
   if (self) argv[pi++] = self;

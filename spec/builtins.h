@@ -1,6 +1,7 @@
 /* builtins.h — private to the builtins files of spec/ (builtins.c,
- * builtins_*.c, attributes.c): the handler type, the handlers' declarations
- * (from builtins.def) and the argument helpers they share. */
+ * builtins_*.c, attributes.c, tensordesc.c): the handler type, the
+ * handlers' declarations (from builtins.def) and the argument helpers they
+ * share. */
 #ifndef TLC_SPEC_BUILTINS_H
 #define TLC_SPEC_BUILTINS_H
 

@@ -1,7 +1,7 @@
 /* builtins_python.c — the host side a kernel file may use at compile time:
  * triton.Config, filter, get_current_target, jit as a value, and the Python
  * builtins (range, tl.range, static_range, float, int, bool, min, max, len,
- * abs, print, tuple, list). */
+ * abs, print, tuple, list, isinstance). */
 #include "spec/builtins.h"
 
 #include <math.h>
@@ -241,4 +241,54 @@ SVal *py_list(Spec *s, SVal **v, CallArgs *a) {
   if (v[0]->kind == SV_TUPLE) return sv_tuple(s, v[0]->items, v[0]->n, true);
   spec_error(s, bi_argloc(a, 0), "list() of a %s", sv_kind_name(v[0]));
   return s->poison;
+}
+
+/* isinstance(obj, classinfo), decided at compile time (the result is a
+ * constexpr bool, so `if isinstance(...)` keeps one branch).  Classes:
+ * tl.tensor (runtime scalars, tensors and block pointers, which are tensors
+ * in Triton), tl.tensor_descriptor, tl.dtype, tl.constexpr (the compile-time
+ * scalars: None, bool, int, float, str, dtype), and Python's int (bool
+ * included, as in Python), float, bool, tuple and list; or a tuple of
+ * classes.  *out is the answer; false after reporting a non-class. */
+static bool instance_of(Spec *s, SVal *obj, SVal *cls, Loc loc, bool *out) {
+  *out = false;
+  switch (cls->kind) {
+  case SV_TUPLE:
+    for (int i = 0; i < cls->n; i++) {
+      bool hit;
+      if (!instance_of(s, obj, cls->items[i], loc, &hit)) return false;
+      *out |= hit;
+    }
+    return true;
+  case SV_CONSTEXPR_T:
+    *out = obj->kind == SV_NONE || obj->kind == SV_BOOL || obj->kind == SV_INT || obj->kind == SV_FLOAT ||
+           obj->kind == SV_STR || obj->kind == SV_DTYPE;
+    return true;
+  case SV_CLASS:
+    if (!strcmp(cls->s, "tensor")) *out = obj->kind == SV_TENSOR || obj->kind == SV_BLOCKPTR;
+    else if (!strcmp(cls->s, "tensor_descriptor")) *out = obj->kind == SV_TENSORDESC;
+    else *out = obj->kind == SV_DTYPE;
+    return true;
+  case SV_BUILTIN: {
+    const char *n = spec_builtin_name(cls->builtin);
+    if (!strcmp(n, "int")) *out = obj->kind == SV_INT || obj->kind == SV_BOOL;
+    else if (!strcmp(n, "float")) *out = obj->kind == SV_FLOAT;
+    else if (!strcmp(n, "bool")) *out = obj->kind == SV_BOOL;
+    else if (!strcmp(n, "tuple")) *out = obj->kind == SV_TUPLE && !obj->is_list;
+    else if (!strcmp(n, "list")) *out = obj->kind == SV_TUPLE && obj->is_list;
+    else break;
+    return true;
+  }
+  default:
+    break;
+  }
+  spec_error(s, loc, "isinstance() arg 2 must be a class (tl.tensor, tl.tensor_descriptor, tl.dtype, "
+             "tl.constexpr, int, float, bool, tuple, list) or a tuple of them, not %s", sv_text(s, cls));
+  return false;
+}
+
+SVal *py_isinstance(Spec *s, SVal **v, CallArgs *a) {
+  bool r;
+  if (!instance_of(s, v[0], v[1], bi_argloc(a, 1), &r)) return s->poison;
+  return sv_bool(s, r);
 }

@@ -4,8 +4,9 @@
  *
  * An SVal is what a Python expression evaluates to at compile time: a
  * constexpr (None, bool, int, float, str, tuple/list, dict, dtype), an IR
- * value (scalar or tensor), a block pointer (a record of IR values), or a
- * callable (helper function, builtin, bound method).  SVals are immutable
+ * value (scalar or tensor), a block pointer or a tensor descriptor (records
+ * of IR values), a class (for isinstance), or a callable (helper function,
+ * builtin, bound method).  SVals are immutable
  * and arena-allocated, so they are shared freely between scopes.
  *
  * Errors: a failing evaluation reports one located diagnostic and returns
@@ -24,6 +25,8 @@ typedef enum SKind {
   SV_DTYPE,    /* a scalar IR type: tl.float16, pointer types */
   SV_TENSOR,   /* an IR value, scalar or tensor */
   SV_BLOCKPTR,
+  SV_TENSORDESC, /* tl.make_tensor_descriptor or a tensordesc<...> parameter */
+  SV_CLASS,    /* tl.tensor, tl.tensor_descriptor, tl.dtype (isinstance's classes; s names it) */
   SV_FUNC,     /* a def of the module (helper @jit function or host code) */
   SV_BUILTIN,  /* tl.load, range, float, ... */
   SV_MODULE,   /* triton, triton.language, tl.math, ... */
@@ -35,6 +38,7 @@ typedef enum SKind {
 
 typedef struct SVal SVal;
 typedef struct BlockPtr BlockPtr;
+typedef struct TensorDesc TensorDesc;
 
 struct BlockPtr {
   int rank;
@@ -44,6 +48,19 @@ struct BlockPtr {
   Value *offsets[IR_MAX_RANK];  /* i32 scalars */
   int64_t block[IR_MAX_RANK];   /* constexpr block shape */
   int order[IR_MAX_RANK];
+};
+
+/* A tensor descriptor (tensordesc.c): the tensor's base, shape and strides,
+ * with Triton's types, and the constexpr block that desc.load/desc.store
+ * move.  Accesses lower as a block pointer at the given offsets with every
+ * dim boundary-checked. */
+struct TensorDesc {
+  int rank;
+  Value *base;                  /* scalar ptr<T> */
+  Value *shape[IR_MAX_RANK];    /* i32 scalars */
+  Value *strides[IR_MAX_RANK];  /* i64 scalars (the last is 1 for TMA) */
+  int64_t block[IR_MAX_RANK];   /* constexpr block shape */
+  bool pad_nan;                 /* padding_option="nan": out-of-bounds loads read NaN */
 };
 
 struct SVal {
@@ -58,6 +75,7 @@ struct SVal {
   const Type *type;             /* DTYPE, TYPEOBJ */
   Value *v;                     /* TENSOR */
   BlockPtr *bp;                 /* BLOCKPTR */
+  TensorDesc *td;               /* TENSORDESC */
   FuncDef *fn;                  /* FUNC */
   int builtin;                  /* BUILTIN, METHOD */
   SVal *self;                   /* METHOD receiver, TYPEOBJ owner */
@@ -230,9 +248,39 @@ SVal *spec_python_builtin(Spec *s, const char *name);
 
 SVal *spec_make_block_ptr(Spec *s, CallArgs *a, SVal **argv);
 SVal *spec_advance(Spec *s, SVal *bp, SVal *offsets, Loc loc);
+/* An integer constexpr or integer scalar as an IR scalar of type dt (a
+ * shape entry, stride or offset); NULL after reporting. */
+Value *spec_int_scalar(Spec *s, SVal *v, DType dt, Loc loc, const char *what);
 /* Pointer tensor and mask (NULL when no boundary check) for a block access. */
 bool spec_block_ptr_access(Spec *s, const BlockPtr *bp, const int *check, int ncheck, Loc loc,
                            Value **ptrs, Value **mask);
+
+/* ---- tensordesc.c ---------------------------------------------------------------- */
+
+/* tl.make_tensor_descriptor(base, shape, strides, block_shape, padding_option)
+ * with argv bound in that order. */
+SVal *spec_make_tensor_desc(Spec *s, CallArgs *a, SVal **argv);
+/* desc.load(offsets) / desc.store(offsets, value); argv[0] is the receiver. */
+SVal *spec_desc_load(Spec *s, CallArgs *a, SVal **argv);
+SVal *spec_desc_store(Spec *s, CallArgs *a, SVal **argv);
+/* Triton's rules for a descriptor of `rank` dims of `elem` moving `block`:
+ * elements of 1 to 8 bytes (not bool), rank 1 to 5 (and at most
+ * IR_MAX_RANK), block dims powers of two (at most max_dim unless it is 0),
+ * the innermost dim at least 16 bytes.  Errors at *elem_loc (the element
+ * type) and dim_locs[i] (block dim i) when those are not NULL, else at loc. */
+bool spec_desc_check(Spec *s, const Type *elem, int rank, const int64_t *block, Loc loc, const Loc *elem_loc,
+                     const Loc *dim_locs, int max_dim);
+/* An attribute of a tensor descriptor (shape, strides, block_shape, dtype,
+ * block_type, load, store); NULL when there is none (reported by the caller
+ * unless it was reported here). */
+SVal *spec_desc_attr(Spec *s, SVal *desc, const char *name, Loc loc, bool *reported);
+/* Names spec_desc_attr knows, NULL-terminated (for "did you mean"). */
+extern const char *const spec_desc_attr_names[];
+/* The descriptor a `tensordesc<T[B0, B1]>` kernel parameter stands for:
+ * its IR arguments NAME.base, NAME.shape0.., NAME.stride0..NAME.stride{R-2}
+ * added to the kernel (the last stride is the constant 1). */
+SVal *spec_desc_param(Spec *s, const char *name, const Type *elem, int rank, const int64_t *block,
+                      Loc sig_loc);
 
 /* Levenshtein distance (for "did you mean" notes). */
 int spec_edit_distance(const char *a, const char *b);

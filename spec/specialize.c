@@ -5,10 +5,15 @@
  *   *fp16, *fp32:16   pointer (':16' = 16-byte aligned)
  *   i32, i64:16, fp32 runtime scalar (':16' = divisible by 16)
  *   1024, True, 0.5   a value: the parameter becomes a constexpr
+ *   tensordesc<fp16[64, 64]>   a host-made tensor descriptor moving 64x64
+ *                     blocks: the kernel takes it as the hidden arguments
+ *                     NAME.base, NAME.shape0.., NAME.stride0..NAME.stride{R-2}
  *   _                 given by name (--constexpr) or by its default
  * Trailing parameters may be left out when they have defaults or are given
- * by name (--constexpr NAME=V).  Signature mistakes are reported with a
- * caret under the entry, as if the signature were a one-line source file. */
+ * by name (--constexpr NAME=V).  Entries are separated by commas outside
+ * brackets.  Signature mistakes are reported with a caret under the entry
+ * (or the part of it at fault), as if the signature were a one-line source
+ * file. */
 #include "spec/spec_internal.h"
 
 #include <ctype.h>
@@ -85,6 +90,8 @@ typedef struct SigEntry {
   const Type *type;
   int divisibility;
   SVal *value;       /* when a value */
+  int desc_rank;     /* > 0: tensordesc<type[block]>, `type` its element type */
+  int64_t desc_block[IR_MAX_RANK];
 } SigEntry;
 
 static SVal *parse_literal(Spec *s, const char *t, bool *ok) {
@@ -112,12 +119,105 @@ static SVal *parse_literal(Spec *s, const char *t, bool *ok) {
   return NULL;
 }
 
+/* The part of entry e from byte `from` of its text, `n` bytes long. */
+static Loc sub_loc(const SigEntry *e, const char *from, size_t n) {
+  Loc l = e->loc;
+  l.col += (int)(from - e->text);
+  l.end_col = l.col + (int)(n ? n : 1);
+  return l;
+}
+
+static const char *skip_space(const char *p) {
+  while (isspace((unsigned char)*p)) p++;
+  return p;
+}
+
+/* tensordesc<DTYPE[B0, B1, ...]>: Triton's signature of a host-made
+ * tensor descriptor (spaces allowed anywhere between the parts). */
+static bool parse_desc_entry(Spec *s, SigEntry *e) {
+  const char *t = e->text, *p = skip_space(t + strlen("tensordesc"));
+  static const char shape_hint[] = "expected e.g. tensordesc<fp16[64, 64]>";
+  if (*p != '<') {
+    spec_error(s, sub_loc(e, p, 1), "malformed tensordesc entry '%s' (%s)", t, shape_hint);
+    return false;
+  }
+  p = skip_space(p + 1);
+  const char *dt0 = p;
+  while (*p && *p != '[' && *p != '>' && !isspace((unsigned char)*p)) p++;
+  char dname[32];
+  size_t dn = (size_t)(p - dt0);
+  int dt = -1;
+  if (dn && dn < sizeof dname) {
+    memcpy(dname, dt0, dn);
+    dname[dn] = 0;
+    dt = dt_parse(dname);
+  }
+  if (dt < 0 || dt == DT_PTR) {
+    spec_error(s, sub_loc(e, dt0, dn), "unknown element type '%.*s' in a tensordesc entry (expected e.g. "
+               "fp16, bf16, fp32, fp8e4nv, i8)", (int)dn, dt0);
+    return false;
+  }
+  p = skip_space(p);
+  if (*p != '[') {
+    spec_error(s, sub_loc(e, p, 1), "malformed tensordesc entry '%s': the block shape in [...] is missing (%s)",
+               t, shape_hint);
+    return false;
+  }
+  p = skip_space(p + 1);
+  Loc dim_locs[IR_MAX_RANK];
+  int rank = 0;
+  const char *open = p - 1;
+  while (*p != ']') {
+    const char *d0 = p;
+    char *end;
+    errno = 0;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || errno) {
+      spec_error(s, sub_loc(e, p, 1), "malformed tensordesc entry '%s': block dims must be integers (%s)", t,
+                 shape_hint);
+      return false;
+    }
+    if (rank < IR_MAX_RANK) {
+      e->desc_block[rank] = v;
+      dim_locs[rank] = sub_loc(e, d0, (size_t)(end - d0));
+    }
+    rank++;
+    p = skip_space(end);
+    if (*p == ',') p = skip_space(p + 1);
+    else if (*p != ']') {
+      spec_error(s, sub_loc(e, p, 1), "malformed tensordesc entry '%s': expected ',' or ']' (%s)", t, shape_hint);
+      return false;
+    }
+  }
+  Loc dims_loc = sub_loc(e, open, (size_t)(p + 1 - open));
+  p = skip_space(p + 1);
+  if (*p != '>') {
+    spec_error(s, sub_loc(e, p, 1), "malformed tensordesc entry '%s': expected '>' after the block shape (%s)",
+               t, shape_hint);
+    return false;
+  }
+  p = skip_space(p + 1);
+  if (*p) {
+    spec_error(s, sub_loc(e, p, strlen(p)), "unexpected '%s' after the tensordesc entry (a descriptor takes no "
+               "specialization hint)", p);
+    return false;
+  }
+  e->type = ty_scalar(s->m->ctx, (DType)dt);
+  Loc dt_loc = sub_loc(e, dt0, dn);
+  if (!spec_desc_check(s, e->type, rank, e->desc_block, dims_loc, &dt_loc, rank <= IR_MAX_RANK ? dim_locs : NULL,
+                       256))
+    return false;
+  e->desc_rank = rank;
+  return true;
+}
+
 static bool parse_sig_entry(Spec *s, SigEntry *e) {
   const char *t = e->text;
   if (!strcmp(t, "_")) {
     e->skip = true;
     return true;
   }
+  if (!strncmp(t, "tensordesc", strlen("tensordesc"))) return parse_desc_entry(s, e);
   const char *colon = strchr(t, ':');
   char base[64];
   size_t blen = colon ? (size_t)(colon - t) : strlen(t);
@@ -171,12 +271,24 @@ static bool parse_sig_entry(Spec *s, SigEntry *e) {
   return true;
 }
 
+/* The next comma of the signature at bracket depth 0 ([...] and <...>
+ * nest), or NULL. */
+static const char *next_comma(const char *p) {
+  int depth = 0;
+  for (; *p; p++) {
+    if (*p == '[' || *p == '<') depth++;
+    else if ((*p == ']' || *p == '>') && depth > 0) depth--;
+    else if (*p == ',' && depth == 0) return p;
+  }
+  return NULL;
+}
+
 static int split_signature(Spec *s, const char *sig, SigEntry **out) {
   VEC(SigEntry) v = {0};
   const char *p = sig;
   int col = 1;
   while (1) {
-    const char *e = strchr(p, ',');
+    const char *e = next_comma(p);
     size_t len = e ? (size_t)(e - p) : strlen(p);
     size_t lead = 0;
     while (lead < len && isspace((unsigned char)p[lead])) lead++;
@@ -431,7 +543,15 @@ IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, D
                    pa->name);
         continue;
       }
-      if (sig[p].is_type) {
+      if (sig[p].desc_rank) {
+        if (cexpr) {
+          spec_error(s, sig[p].loc, "parameter '%s' is tl.constexpr: the signature must give its value, "
+                     "not a tensor descriptor", pa->name);
+          spec_note(s, pa->loc, "'%s' is declared here", pa->name);
+          continue;
+        }
+        val = spec_desc_param(s, pa->name, sig[p].type, sig[p].desc_rank, sig[p].desc_block, sig[p].loc);
+      } else if (sig[p].is_type) {
         if (cexpr) {
           spec_error(s, sig[p].loc, "parameter '%s' is tl.constexpr: the signature must give its "
                      "value (e.g. 1024), not a type", pa->name);

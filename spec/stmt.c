@@ -5,7 +5,8 @@
  * branches change; runtime `for`/`while` become FOR/WHILE ops carrying the
  * variables that exist before the loop and are assigned in its body (the
  * same rule Triton uses).  Values cross those region boundaries "flattened":
- * a tensor is one IR value, a block pointer its base/shape/strides/offsets.
+ * a tensor is one IR value, a block pointer its base/shape/strides/offsets,
+ * a tensor descriptor its base/shape/strides.
  * `if` on a constexpr and `tl.static_range` loops are evaluated at compile
  * time, so only the branch taken and the unrolled copies produce IR. */
 #include "spec/spec_internal.h"
@@ -41,13 +42,20 @@ static bool flatten(Spec *s, SVal *v, ValueVec *out, const char *name, Loc loc) 
     for (int i = 0; i < bp->rank; i++) VEC_PUSH(*out, bp->offsets[i]);
     return true;
   }
+  case SV_TENSORDESC: {
+    TensorDesc *td = v->td;
+    VEC_PUSH(*out, td->base);
+    for (int i = 0; i < td->rank; i++) VEC_PUSH(*out, td->shape[i]);
+    for (int i = 0; i < td->rank; i++) VEC_PUSH(*out, td->strides[i]);
+    return true;
+  }
   case SV_TUPLE:
     for (int i = 0; i < v->n; i++)
       if (!flatten(s, v->items[i], out, name, loc)) return false;
     return true;
   default:
     spec_error(s, loc, "'%s' is a %s, which cannot change inside a runtime if/for/while "
-               "(only tensors, numbers and block pointers can)", name, sv_kind_name(v));
+               "(only tensors, numbers, block pointers and tensor descriptors can)", name, sv_kind_name(v));
     return false;
   }
 }
@@ -68,6 +76,16 @@ static SVal *unflatten(Spec *s, SVal *tmpl, Value **values, int *pos) {
     r->bp = bp;
     return r;
   }
+  case SV_TENSORDESC: {
+    TensorDesc *td = ARENA_NEW(s->arena, TensorDesc);
+    *td = *tmpl->td;
+    td->base = values[(*pos)++];
+    for (int i = 0; i < td->rank; i++) td->shape[i] = values[(*pos)++];
+    for (int i = 0; i < td->rank; i++) td->strides[i] = values[(*pos)++];
+    SVal *r = sv_new(s, SV_TENSORDESC);
+    r->td = td;
+    return r;
+  }
   case SV_TUPLE: {
     SVal **items = ARENA_ARRAY(s->arena, SVal *, tmpl->n + 1);
     for (int i = 0; i < tmpl->n; i++) items[i] = unflatten(s, tmpl->items[i], values, pos);
@@ -80,7 +98,7 @@ static SVal *unflatten(Spec *s, SVal *tmpl, Value **values, int *pos) {
 
 static bool carriable(const SVal *v) {
   switch (v->kind) {
-  case SV_TENSOR: case SV_BOOL: case SV_INT: case SV_FLOAT: case SV_BLOCKPTR: return true;
+  case SV_TENSOR: case SV_BOOL: case SV_INT: case SV_FLOAT: case SV_BLOCKPTR: case SV_TENSORDESC: return true;
   case SV_TUPLE:
     for (int i = 0; i < v->n; i++)
       if (!carriable(v->items[i])) return false;
@@ -94,12 +112,24 @@ static bool same_structure(const SVal *a, const SVal *b) {
   if (an || bn) return an && bn;
   if (a->kind != b->kind) return false;
   if (a->kind == SV_BLOCKPTR) return a->bp->rank == b->bp->rank;
+  if (a->kind == SV_TENSORDESC) {
+    /* the block and padding are the descriptor's type: they cannot change */
+    const TensorDesc *x = a->td, *y = b->td;
+    bool same = x->rank == y->rank && x->pad_nan == y->pad_nan && x->base->type == y->base->type;
+    for (int i = 0; same && i < x->rank; i++) same = x->block[i] == y->block[i];
+    return same;
+  }
   if (a->kind == SV_TUPLE) {
     if (a->n != b->n) return false;
     for (int i = 0; i < a->n; i++)
       if (!same_structure(a->items[i], b->items[i])) return false;
   }
   return true;
+}
+
+/* The kind of v for a message about structure: a descriptor with its block. */
+static const char *kind_text(Spec *s, const SVal *v) {
+  return v->kind == SV_TENSORDESC ? sv_text(s, v) : sv_kind_name(v);
 }
 
 /* Coerce `v` to type `want` for a yield: constexpr numbers materialize in
@@ -281,7 +311,7 @@ static void exec_if_runtime(Spec *s, Scope *sc, const Stmt *st, Value *cond) {
     }
     if (!carriable(tv) || !carriable(ev) || !same_structure(tv, ev)) {
       spec_error(s, st->loc, "'%s' is a %s in one branch and a %s in the other; after a runtime "
-                 "'if' it must be the same kind of value", n, sv_kind_name(tv), sv_kind_name(ev));
+                 "'if' it must be the same kind of value", n, kind_text(s, tv), kind_text(s, ev));
       ok = false;
       continue;
     }
@@ -401,7 +431,7 @@ static Value **carried_yields(Spec *s, Scope *sc, Carried *c, Value **args, Loc 
     }
     if (!same_structure(v, c->tmpl.data[i])) {
       spec_error(s, loc, "'%s' is a %s before the loop but a %s at the end of its body", n,
-                 sv_kind_name(c->tmpl.data[i]), sv_kind_name(v));
+                 kind_text(s, c->tmpl.data[i]), kind_text(s, v));
       *ok = false;
       pos += cnt;
       continue;
@@ -429,8 +459,8 @@ static void check_fixed(Spec *s, Scope *sc, NameVec *fixed, Scope *before, Loc l
     if (a == b || is_poison(b)) continue;
     SVal *eq = sv_is_constexpr(a) && sv_is_constexpr(b) ? spec_compare(s, AOP_EQ, a, b, loc) : NULL;
     if (eq && eq->kind == SV_BOOL && eq->i) continue;
-    spec_error(s, loc, "'%s' (a %s) is reassigned inside a runtime loop; only tensors, numbers "
-               "and block pointers can change from one iteration to the next", fixed->data[i],
+    spec_error(s, loc, "'%s' (a %s) is reassigned inside a runtime loop; only tensors, numbers, "
+               "block pointers and tensor descriptors can change from one iteration to the next", fixed->data[i],
                sv_kind_name(a));
   }
 }

@@ -120,6 +120,8 @@ const char *sv_kind_name(const SVal *v) {
   case SV_DTYPE: return "dtype";
   case SV_TENSOR: return v->v->type->rank ? "tensor" : "scalar";
   case SV_BLOCKPTR: return "block pointer";
+  case SV_TENSORDESC: return "tensor descriptor";
+  case SV_CLASS: return "class";
   case SV_FUNC: return "function";
   case SV_BUILTIN: return "builtin function";
   case SV_MODULE: return "module";
@@ -139,6 +141,12 @@ void sv_describe(Spec *s, StrBuf *sb, const SVal *v) {
   case SV_TENSOR: ty_print(sb, v->v->type); break;
   case SV_DTYPE: sb_puts(sb, "dtype "), ty_print(sb, v->type); break;
   case SV_STR: sb_printf(sb, "str '%s'", v->s); break;
+  case SV_CLASS: sb_printf(sb, "class tl.%s", v->s); break;
+  case SV_TENSORDESC:
+    sb_printf(sb, "tensor descriptor of %s[", dt_name(v->td->base->type->pointee->dtype));
+    for (int i = 0; i < v->td->rank; i++) sb_printf(sb, i ? ", %lld" : "%lld", (long long)v->td->block[i]);
+    sb_puts(sb, v->td->pad_nan ? "] (padding nan)" : "]");
+    break;
   default: sb_puts(sb, sv_kind_name(v)); break;
   }
   (void)s;

@@ -27,7 +27,7 @@ ALLOWED = {
     "tools": {"compiler"},
 }
 # The runtime core (tlc_runtime_core): loader, launcher, caches — no compiler.
-RUNTIME_CORE = ["driver.c", "runtime.c", "memory.c", "event.c", "kernel.c", "launch.c", "cache.c",
+RUNTIME_CORE = ["driver.c", "runtime.c", "memory.c", "event.c", "kernel.c", "launch.c", "tensor_desc.c", "cache.c",
                 "cache.h", "rt_internal.h", "tlc_runtime.h", "cuda_driver.h"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -193,6 +193,11 @@ void ex_sig_const(ExSig *s, const char *value) { sig_append(s, "%s", value); }
 
 void ex_sig_const_int(ExSig *s, int64_t v) { sig_append(s, "%" PRId64, v); }
 
+void ex_sig_arg(ExSig *s, const char *entry, tlc_arg a) {
+  sig_append(s, "%s", entry);
+  sig_arg(s, a);
+}
+
 /* ---- checking ------------------------------------------------------------------- */
 
 size_t ex_elem_size(ExElem e) { return e == EX_F32 ? 4 : e == EX_F8E4M3 || e == EX_F8E5M2 ? 1 : 2; }

@@ -144,6 +144,16 @@ void ex_free(Ex *ex, tlc_devptr p) {
   if (p) ex_ok(ex, tlc_free(ex->rt, p), "tlc_free");
 }
 
+void ex_sig_desc(ExSig *s, const tlc_tensor_desc *d) {
+  char entry[96];
+  int n = tlc_tensor_desc_signature(d, entry, sizeof entry);
+  if (n < 0 || (size_t)n >= sizeof entry) {
+    fprintf(stderr, "error: a malformed tensor descriptor (make it with tlc_tensor_desc_make)\n");
+    exit(1);
+  }
+  ex_sig_arg(s, entry, TLC_DESC(d));
+}
+
 void ex_upload(Ex *ex, tlc_devptr dst, const void *src, size_t bytes) {
   if (bytes) ex_ok(ex, tlc_memcpy_htod(ex->rt, dst, src, bytes), "tlc_memcpy_htod");
 }

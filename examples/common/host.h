@@ -77,6 +77,11 @@ void ex_sig_ptr(ExSig *s, const char *elem, tlc_devptr p); /* elem: "fp32", "fp1
 void ex_sig_int(ExSig *s, int64_t v);                       /* an i32 runtime value */
 void ex_sig_const(ExSig *s, const char *value);            /* a constexpr: "1024", "True" */
 void ex_sig_const_int(ExSig *s, int64_t v);
+/* One entry as written and its launch argument (for kinds the others do not cover). */
+void ex_sig_arg(ExSig *s, const char *entry, tlc_arg a);
+/* A host-made tensor descriptor: its entry ("tensordesc<fp16[64,64]>") and
+ * TLC_DESC(d); *d must outlive the launches (host.c). */
+void ex_sig_desc(ExSig *s, const tlc_tensor_desc *d);
 
 /* ---- the harness ----------------------------------------------------------- */
 

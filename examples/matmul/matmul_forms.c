@@ -1,18 +1,23 @@
 /* matmul_forms — the software pipeliner's GPU tests: matmul_forms.tile's
- * kernels (pointer tensors, block pointers, tensor descriptors) against a CPU
- * reference accumulating in double, at num_stages 1 to 5, for fp16, bf16,
- * fp32 (the dot's default tf32), fp8 e4m3 and e5m2, on sizes that are not
- * multiples of the blocks, with B stored N-major (row-major K x N) or
- * K-major (row-major N x K, the layout fp8 wgmma wants).
+ * kernels (pointer tensors, block pointers, tensor descriptors made in the
+ * kernel) and matmul_host_desc.tile's (descriptors made on the host with
+ * tlc_tensor_desc_make, passed with TLC_DESC under the signature entries
+ * tlc_tensor_desc_signature writes) against a CPU reference accumulating in
+ * double, at num_stages 1 to 5, for fp16, bf16, fp32 (the dot's default
+ * tf32), fp8 e4m3 and e5m2, on sizes that are not multiples of the blocks,
+ * with B stored N-major (row-major K x N) or K-major (row-major N x K, the
+ * layout fp8 wgmma wants).  Host descriptors need rows of 16-byte multiples:
+ * they skip the shapes without.
  *
  * Which path a case takes follows from its types, blocks and strides (on the
  * H100: wgmma for blocks of 64 rows and more, mma.sync below; TMA for block
  * pointers and descriptors, cp.async for pointer tensors; no ring where the
- * loads cannot be vectorized, e.g. K not a multiple of 16); each must give
- * the same function.  Inputs uniform in [-1, 1] rounded to the input type;
- * C in fp16 for fp8 inputs, else in the input type.  Relative L2 bounds:
- * fp16 and fp8 (exact products, fp16 output) 2e-3, bf16 1e-2, tf32 1e-3
- * (docs/examples.md). */
+ * loads cannot be vectorized, e.g. K not a multiple of 16; the descriptor
+ * kernels read K-major B as (N, K) tiles they transpose, which the
+ * pipeliner leaves as plain loads); each must give the same function.
+ * Inputs uniform in [-1, 1] rounded to the input type; C in fp16 for fp8
+ * inputs, else in the input type.  Relative L2 bounds: fp16 and fp8 (exact
+ * products, fp16 output) 2e-3, bf16 1e-2, tf32 1e-3 (docs/examples.md). */
 #include "examples/common/host.h"
 #include "examples/common/ref.h"
 
@@ -20,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum Form { PTR, BLOCK_PTR, DESC } Form;
+typedef enum Form { PTR, BLOCK_PTR, DESC, HOST_DESC } Form;
 
 typedef struct Case {
   Form form;
@@ -30,8 +35,28 @@ typedef struct Case {
   int bm, bn, bk, warps, stages;
 } Case;
 
-static const char *KERNEL[] = {"matmul_ptr_kernel", "matmul_block_ptr_kernel", "matmul_desc_kernel"};
-static const char *FORM[] = {"ptr", "block_ptr", "desc"};
+static const char *KERNEL[] = {"matmul_ptr_kernel", "matmul_block_ptr_kernel", "matmul_desc_kernel",
+                               "matmul_host_desc_kernel"};
+static const char *FORM[] = {"ptr", "block_ptr", "desc", "host_desc"};
+static const char *TILE[] = {"matmul/matmul_forms.tile", "matmul/matmul_forms.tile", "matmul/matmul_forms.tile",
+                             "matmul/matmul_host_desc.tile"};
+
+/* A row-major rows x cols tensor at p, read in (br, bc) blocks. */
+static tlc_tensor_desc make_desc(Ex *ex, tlc_devptr p, const char *dtype, int64_t rows, int64_t cols, int br,
+                                 int bc) {
+  tlc_tensor_desc d;
+  int64_t shape[2] = {rows, cols}, strides[2] = {cols, 1};
+  int32_t block[2] = {br, bc};
+  ex_ok(ex, tlc_tensor_desc_make(ex->rt, p, dtype, 2, shape, strides, block, &d), "tlc_tensor_desc_make");
+  return d;
+}
+
+/* A host descriptor's rows must be multiples of 16 bytes. */
+static bool host_desc_fits(const Case *g) {
+  ExElem e = ex_elem_of(g->dtype);
+  size_t es = ex_elem_size(e), cs = e == EX_F8E4M3 || e == EX_F8E5M2 ? 2 : es;
+  return (size_t)g->k * es % 16 == 0 && (size_t)g->n * es % 16 == 0 && (size_t)g->n * cs % 16 == 0;
+}
 
 static void run(Ex *ex, const Case *g) {
   int64_t m = g->m, n = g->n, k = g->k;
@@ -49,17 +74,28 @@ static void run(Ex *ex, const Case *g) {
   ref_matmul(a, b, m, n, k, ref);
   ExOut dc = ex_out_alloc(ex, (size_t)(m * n) * ex_elem_size(ce));
 
-  /* (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-   *  BLOCK_M, BLOCK_N, BLOCK_K, NUM_STAGES) */
   ExSig sig;
   ex_sig_init(&sig);
-  ex_sig_ptr(&sig, g->dtype, da), ex_sig_ptr(&sig, g->dtype, db), ex_sig_ptr(&sig, cdt, dc.p);
-  ex_sig_int(&sig, m), ex_sig_int(&sig, n), ex_sig_int(&sig, k);
-  ex_sig_int(&sig, k), ex_sig_int(&sig, 1);
-  if (g->b_kmajor) ex_sig_int(&sig, 1), ex_sig_int(&sig, k);
-  else ex_sig_int(&sig, n), ex_sig_int(&sig, 1);
-  ex_sig_int(&sig, n), ex_sig_int(&sig, 1);
-  ex_sig_const_int(&sig, g->bm), ex_sig_const_int(&sig, g->bn), ex_sig_const_int(&sig, g->bk);
+  tlc_tensor_desc ad, bd, cd; /* outlive the launches */
+  if (g->form == HOST_DESC) {
+    /* (a_desc, b_desc, c_desc, B_KMAJOR, NUM_STAGES): B's descriptor is over B as stored */
+    ad = make_desc(ex, da, g->dtype, m, k, g->bm, g->bk);
+    bd = g->b_kmajor ? make_desc(ex, db, g->dtype, n, k, g->bn, g->bk)
+                     : make_desc(ex, db, g->dtype, k, n, g->bk, g->bn);
+    cd = make_desc(ex, dc.p, cdt, m, n, g->bm, g->bn);
+    ex_sig_desc(&sig, &ad), ex_sig_desc(&sig, &bd), ex_sig_desc(&sig, &cd);
+    ex_sig_const(&sig, g->b_kmajor ? "True" : "False");
+  } else {
+    /* (a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+     *  BLOCK_M, BLOCK_N, BLOCK_K, NUM_STAGES) */
+    ex_sig_ptr(&sig, g->dtype, da), ex_sig_ptr(&sig, g->dtype, db), ex_sig_ptr(&sig, cdt, dc.p);
+    ex_sig_int(&sig, m), ex_sig_int(&sig, n), ex_sig_int(&sig, k);
+    ex_sig_int(&sig, k), ex_sig_int(&sig, 1);
+    if (g->b_kmajor) ex_sig_int(&sig, 1), ex_sig_int(&sig, k);
+    else ex_sig_int(&sig, n), ex_sig_int(&sig, 1);
+    ex_sig_int(&sig, n), ex_sig_int(&sig, 1);
+    ex_sig_const_int(&sig, g->bm), ex_sig_const_int(&sig, g->bn), ex_sig_const_int(&sig, g->bk);
+  }
   ex_sig_const_int(&sig, g->stages);
   tlc_kernel_options opt = {.num_warps = g->warps, .num_stages = g->stages};
 
@@ -69,7 +105,7 @@ static void run(Ex *ex, const Case *g) {
            g->bm, g->bn, g->bk, g->warps, g->stages, g->b_kmajor ? "bt" : "b");
   double tol = e == EX_BF16 ? 1e-2 : e == EX_F32 ? 1e-3 : 2e-3;
   ExCase c = {
-      .label = label, .size = size, .tile = "matmul/matmul_forms.tile", .kernel = KERNEL[g->form],
+      .label = label, .size = size, .tile = TILE[g->form], .kernel = KERNEL[g->form],
       .opt = &opt, .sig = &sig,
       .grid = {(unsigned)ex_cdiv(m, g->bm), (unsigned)ex_cdiv(n, g->bn), 1},
       .out = dc.p, .out_elems = (size_t)(m * n), .elem = ce, .ref = ref, .tol = tol,
@@ -98,7 +134,7 @@ int main(int argc, char **argv) {
       {0, "fp16", false, 100, 80, 336, 32, 64, 32, 4, 3},      /* mma.sync + cp.async */
       {0, "fp16", false, 131, 77, 1000, 64, 64, 32, 4, 3},     /* K, N off 16: no vector loads */
   };
-  for (int form = PTR; form <= BLOCK_PTR; form++) {
+  for (int form = PTR; form <= HOST_DESC; form++) {
     for (int s = 1; s <= 5; s++) {
       Case c = shapes[0];
       c.form = (Form)form, c.stages = s;
@@ -107,6 +143,7 @@ int main(int argc, char **argv) {
     for (size_t i = 1; i < sizeof shapes / sizeof *shapes; i++) {
       Case c = shapes[i];
       c.form = (Form)form;
+      if (form == HOST_DESC && !host_desc_fits(&c)) continue; /* 131x77x1000: rows of 154 bytes */
       run(&ex, &c);
     }
   }

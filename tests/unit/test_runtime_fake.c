@@ -2,8 +2,9 @@
  * (test_runtime_fakecuda.c, picked through $TLC_CUDA_DRIVER), so every path
  * that needs a device runs without one: opening and device facts, the arch
  * string, memory, argument checking and packing (the bytes the driver would
- * copy are checked), grid limits, shared-memory opt-in, driver failures at
- * launch and synchronize, PTX rejection with the JIT log and a repro file,
+ * copy are checked), host tensor descriptors and their expansion at launch,
+ * grid limits, shared-memory opt-in, driver failures at launch and
+ * synchronize, PTX rejection with the JIT log and a repro file,
  * events, calls from another thread, the JIT layer's compile errors, file
  * errors and caches (the disk cache is seeded with a hand-written entry, hit,
  * corrupted and not trusted), and that close releases everything. */
@@ -286,6 +287,134 @@ static void test_param_kinds(tlc_runtime *rt) {
          "num_warps 0 is outside 1..32");
 }
 
+/* ---- tensor descriptors ------------------------------------------------------------------ */
+
+static const char kDescPtx[] =
+    ".version 7.8\n.target sm_80\n.address_size 64\n\n"
+    ".visible .entry desc_k(.param .u64 a, .param .u32 b, .param .u32 c, .param .u64 d, .param .u32 n)\n"
+    "{\n\tret;\n}\n";
+
+static void test_tensor_desc(tlc_runtime *rt) {
+  int64_t shape[2] = {100, 64}, strides[2] = {64, 1};
+  int32_t block[2] = {32, 64};
+  char dt[] = "fp16"; /* out->dtype must not point at the caller's string */
+  tlc_tensor_desc d;
+  OK(rt, tlc_tensor_desc_make(rt, 0x1000, dt, 2, shape, strides, block, &d));
+  dt[0] = 'x';
+  CHECK(!strcmp(d.dtype, "fp16"));
+  CHECK(d.base == 0x1000 && d.rank == 2 && d.shape[0] == 100 && d.shape[1] == 64 && d.strides[0] == 64 &&
+        d.strides[1] == 1 && d.block_shape[0] == 32 && d.block_shape[1] == 64 && d.shape[2] == 0);
+
+  char sig[64];
+  CHECK(tlc_tensor_desc_signature(&d, sig, sizeof sig) == 23);
+  CHECK(!strcmp(sig, "tensordesc<fp16[32,64]>"), "signature '%s'", sig);
+  char small[8];
+  CHECK(tlc_tensor_desc_signature(&d, small, sizeof small) == 23);
+  CHECK(!strcmp(small, "tensord"));
+  CHECK(tlc_tensor_desc_signature(NULL, sig, sizeof sig) == -1);
+  tlc_tensor_desc odd = d;
+  odd.dtype = "bool";
+  CHECK(tlc_tensor_desc_signature(&odd, sig, sizeof sig) == -1);
+
+  /* every rule, each with its message; a failed make leaves *out zeroed */
+  tlc_tensor_desc z;
+  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1008, "fp16", 2, shape, strides, block, &z), TLC_ERR_INVALID,
+         "tlc_tensor_desc_make: base 0x1008 is not 16-byte aligned");
+  CHECK(z.rank == 0 && z.dtype == NULL);
+  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "f16", 2, shape, strides, block, &z), TLC_ERR_INVALID,
+         "unknown element type 'f16'");
+  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, NULL, 2, shape, strides, block, &z), TLC_ERR_INVALID,
+         "unknown element type '(null)'");
+  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 0, shape, strides, block, &z), TLC_ERR_INVALID,
+         "rank 0 is outside 1..5");
+  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 6, shape, strides, block, &z), TLC_ERR_INVALID,
+         "rank 6 is outside 1..5");
+  static const struct {
+    int64_t shape[2], strides[2];
+    int32_t block[2];
+    const char *msg;
+  } bad[] = {
+      {{0, 64}, {64, 1}, {32, 64}, "shape[0] is 0; extents must be from 1 to 2^31-1"},
+      {{100, 1ll << 31}, {64, 1}, {32, 64}, "shape[1] is 2147483648"},
+      {{100, 64}, {64, 2}, {32, 64}, "the last stride is 2; it must be 1"},
+      {{100, 64}, {36, 1}, {32, 64},
+       "strides[0] is 36 elements of 2 bytes; strides must be positive multiples of 16 bytes"},
+      {{100, 64}, {-64, 1}, {32, 64}, "strides[0] is -64 elements"},
+      {{100, 64}, {64, 1}, {3, 64}, "block_shape[0] is 3; block dims must be powers of two from 1 to 256"},
+      {{100, 64}, {64, 1}, {32, 512}, "block_shape[1] is 512"},
+      {{100, 64}, {64, 1}, {32, 4}, "the innermost block dim spans 8 bytes; it must span at least 16"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 2, bad[i].shape, bad[i].strides, bad[i].block, &z),
+           TLC_ERR_INVALID, bad[i].msg);
+  OK(rt, tlc_tensor_desc_make(rt, 0x1000, "fp8e4nv", 2, shape, strides, (int32_t[]){32, 16}, &z));
+  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 2, NULL, strides, block, &z), TLC_ERR_INVALID,
+         "tlc_tensor_desc_make: NULL shape");
+  EXPECT(rt, tlc_tensor_desc_make(rt, 0x1000, "fp16", 2, shape, strides, block, NULL), TLC_ERR_INVALID,
+         "NULL result pointer");
+  CHECK(tlc_tensor_desc_make(NULL, 0x1000, "fp16", 2, shape, strides, block, &z) == TLC_ERR_INVALID);
+
+  /* a kernel compiled with a tensordesc<fp16[32, 64]> parameter 'a' and an i32 'n' */
+  static const tlc_param_desc params[] = {{"a.base", "ptr"}, {"a.shape0", "i32"}, {"a.shape1", "i32"},
+                                          {"a.stride0", "i64"}, {"n", "i32"}};
+  tlc_kernel *k = NULL;
+  OK(rt, tlc_kernel_from_ptx(rt, kDescPtx, "desc_k", 4, 0, params, 5, &k));
+  if (!k) return;
+  tlc_arg args[] = {TLC_DESC(&d), TLC_I32(7)};
+  OK(rt, tlc_launch(k, 1, 1, 1, NULL, args, 2));
+  int32_t v;
+  int64_t w;
+  CHECK(slot_u64(0) == 0x1000);
+  memcpy(&v, fake->params[1], 4);
+  CHECK(v == 100);
+  memcpy(&v, fake->params[2], 4);
+  CHECK(v == 64);
+  memcpy(&w, fake->params[3], 8);
+  CHECK(w == 64);
+  memcpy(&v, fake->params[4], 4);
+  CHECK(v == 7);
+  /* the parts one by one */
+  tlc_arg parts[] = {TLC_PTR(0x2000), TLC_I64(5), TLC_I32(6), TLC_I64(128), TLC_I32(8)};
+  OK(rt, tlc_launch(k, 1, 1, 1, NULL, parts, 5));
+  CHECK(slot_u64(0) == 0x2000 && slot_u64(3) == 128);
+
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, args, 1), TLC_ERR_ARGS,
+         "kernel 'desc_k' takes 2 arguments (a: tensor descriptor of rank 2, n: i32) but 1 was given");
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, parts, 4), TLC_ERR_ARGS, "takes 2 arguments");
+  tlc_arg scalar[] = {TLC_I32(1), TLC_I32(7)};
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, scalar, 2), TLC_ERR_ARGS,
+         "kernel 'desc_k' parameter 'a' is a tensor descriptor of rank 2 but argument 0 is i32; pass a "
+         "tlc_tensor_desc with TLC_DESC");
+  tlc_arg two[] = {TLC_DESC(&d), TLC_DESC(&d)};
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, two, 2), TLC_ERR_ARGS,
+         "kernel 'desc_k' parameter 4 ('n') is i32 but argument 1 is a tensor descriptor");
+  tlc_tensor_desc d3;
+  OK(rt, tlc_tensor_desc_make(rt, 0x1000, "fp32", 3, (int64_t[]){2, 3, 4}, (int64_t[]){64, 4, 1},
+                              (int32_t[]){1, 2, 4}, &d3));
+  args[0] = TLC_DESC(&d3);
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, args, 2), TLC_ERR_ARGS,
+         "kernel 'desc_k' argument 0 is a tensor descriptor of rank 3 but parameter 'a' is one of rank 2");
+  tlc_tensor_desc hand = d;
+  hand.base = 0x1001;
+  args[0] = TLC_DESC(&hand);
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, args, 2), TLC_ERR_ARGS,
+         "kernel 'desc_k' argument 0 ('a'): base 0x1001 is not 16-byte aligned");
+  args[0] = TLC_DESC(NULL);
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, args, 2), TLC_ERR_ARGS, "argument 0 ('a') is TLC_DESC(NULL)");
+  /* packing errors name the caller's argument, not the expanded parameter */
+  tlc_arg after[] = {TLC_DESC(&d), TLC_F32(1)};
+  EXPECT(rt, tlc_launch(k, 1, 1, 1, NULL, after, 2), TLC_ERR_ARGS,
+         "kernel 'desc_k' parameter 4 ('n') is i32 but argument 1 is fp32");
+
+  /* a descriptor where a kernel has none */
+  tlc_kernel *plain = NULL;
+  OK(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 4, 0, kAddParams, 2, &plain));
+  tlc_arg wrong[] = {TLC_DESC(&d), TLC_I32(1)};
+  if (plain)
+    EXPECT(rt, tlc_launch(plain, 1, 1, 1, NULL, wrong, 2), TLC_ERR_ARGS,
+           "kernel 'add_one' parameter 0 ('x') is ptr but argument 0 is a tensor descriptor");
+}
+
 static void test_load(tlc_runtime *rt) {
   /* Rejected PTX: driver error, JIT log, and a saved repro. */
   char bad[sizeof kPtx + 32];
@@ -543,6 +672,102 @@ static void test_jit(void) {
   setenv("TLC_CACHE_DIR", g_cache_dir, 1);
 }
 
+/* A kernel compiled at run time with a tensordesc<...> signature entry: the
+ * compiler reports the descriptor's hidden parameters by name, so the
+ * launcher expands TLC_DESC into them. */
+static void test_jit_desc(void) {
+  static const char src[] =
+      "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+      "def scale(x_desc, y_desc, s):\n"
+      "    off = tl.program_id(0) * x_desc.block_shape[0]\n"
+      "    y_desc.store([off, 0], x_desc.load([off, 0]) * s)\n";
+  tlc_runtime *rt = open_fake(9, 0);
+  int64_t shape[2] = {100, 64}, strides[2] = {64, 1};
+  int32_t block[2] = {16, 64};
+  tlc_tensor_desc x, y;
+  OK(rt, tlc_tensor_desc_make(rt, 0x1000, "fp32", 2, shape, strides, block, &x));
+  OK(rt, tlc_tensor_desc_make(rt, 0x9000, "fp32", 2, shape, strides, block, &y));
+  char sig[160], e[48];
+  CHECK(tlc_tensor_desc_signature(&x, e, sizeof e) > 0);
+  snprintf(sig, sizeof sig, "%s,%s,fp32", e, e);
+  tlc_kernel *k = NULL;
+  OK(rt, tlc_kernel_from_source(rt, src, "scale.tile", "scale", sig, NULL, &k));
+  if (k) {
+    CHECK(tlc_kernel_num_params(k) == 9);
+    tlc_arg args[] = {TLC_DESC(&x), TLC_DESC(&y), TLC_F32(2)};
+    OK(rt, tlc_launch(k, 7, 1, 1, NULL, args, 3));
+    CHECK(slot_u64(0) == 0x1000 && slot_u64(4) == 0x9000);
+    int32_t n;
+    memcpy(&n, fake->params[5], 4);
+    CHECK(n == 100);
+    EXPECT(rt, tlc_launch(k, 7, 1, 1, NULL, args, 2), TLC_ERR_ARGS,
+           "kernel 'scale' takes 3 arguments (x_desc: tensor descriptor of rank 2, y_desc: tensor descriptor "
+           "of rank 2, s: fp32) but 2 were given");
+  }
+  tlc_runtime_close(rt);
+}
+
+/* tlc_kernel_autotune with descriptor arguments: the trials launch with the
+ * caller's TLC_DESC arguments, a key naming a descriptor hashes its parts,
+ * and reset_to_zero naming one zeroes its base's allocation. */
+static void autotune_grid(const tlc_kernel *k, void *user, unsigned grid[3]) {
+  (void)k, (void)user;
+  grid[0] = 2, grid[1] = grid[2] = 1;
+}
+
+static void test_autotune_desc(void) {
+  static const char src[] =
+      "import triton\nimport triton.language as tl\n\n"
+      "@triton.autotune(configs=[triton.Config({}, num_warps=1), triton.Config({}, num_warps=2)],\n"
+      "                 key=['x_desc'], reset_to_zero=['y_desc'])\n"
+      "@triton.jit\n"
+      "def scale(x_desc, y_desc, s):\n"
+      "    off = tl.program_id(0) * 16\n"
+      "    y_desc.store([off, 0], x_desc.load([off, 0]) * s)\n";
+  char path[600];
+  snprintf(path, sizeof path, "%s/../tune_desc.tile", g_cache_dir);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    CHECK(f != NULL);
+    return;
+  }
+  fputs(src, f);
+  fclose(f);
+  tlc_runtime *rt = open_fake(9, 0);
+  tlc_devptr xp = 0, yp = 0;
+  OK(rt, tlc_malloc(rt, 32 * 64 * 4, &xp));
+  OK(rt, tlc_malloc(rt, 32 * 64 * 4, &yp));
+  OK(rt, tlc_memset_d8(rt, yp, 0xab, 32 * 64 * 4));
+  int64_t shape[2] = {32, 64}, strides[2] = {64, 1};
+  int32_t block[2] = {16, 64};
+  tlc_tensor_desc x, y;
+  OK(rt, tlc_tensor_desc_make(rt, xp, "fp32", 2, shape, strides, block, &x));
+  OK(rt, tlc_tensor_desc_make(rt, yp, "fp32", 2, shape, strides, block, &y));
+  char sig[160], e[48];
+  CHECK(tlc_tensor_desc_signature(&x, e, sizeof e) > 0);
+  snprintf(sig, sizeof sig, "%s,%s,fp32", e, e);
+  tlc_arg args[] = {TLC_DESC(&x), TLC_DESC(&y), TLC_F32(2)};
+  tlc_kernel *k = NULL, *again = NULL, *other = NULL;
+  int launches = fake->launches;
+  OK(rt, tlc_kernel_autotune(rt, path, "scale", sig, NULL, autotune_grid, NULL, args, 3, &k));
+  CHECK(k != NULL && tlc_kernel_tuned_config(k) >= 0);
+  CHECK(fake->launches > launches); /* the trials launched with the TLC_DESC arguments */
+  unsigned char byte = 0xff;
+  OK(rt, tlc_memcpy_dtoh(rt, &byte, yp + 100, 1));
+  CHECK(byte == 0, "reset_to_zero 'y_desc' left 0x%02x", byte);
+  /* the same key values: the remembered choice; another x shape: another key */
+  launches = fake->launches;
+  OK(rt, tlc_kernel_autotune(rt, path, "scale", sig, NULL, autotune_grid, NULL, args, 3, &again));
+  CHECK(again == k && fake->launches == launches);
+  x.shape[0] = 31;
+  OK(rt, tlc_kernel_autotune(rt, path, "scale", sig, NULL, autotune_grid, NULL, args, 3, &other));
+  CHECK(fake->launches > launches);
+  EXPECT(rt, tlc_kernel_autotune(rt, path, "scale", sig, NULL, autotune_grid, NULL, args, 2, &other),
+         TLC_ERR_ARGS, "autotune: kernel 'scale' takes 3 arguments but 2 were given");
+  tlc_runtime_close(rt);
+  remove(path);
+}
+
 int main(void) {
   char root[] = "/tmp/tlc-test-fake-XXXXXX";
   if (!mkdtemp(root)) {
@@ -567,6 +792,7 @@ int main(void) {
     test_memory(rt);
     test_launch(rt);
     test_param_kinds(rt);
+    test_tensor_desc(rt);
     test_load(rt);
     test_events(rt);
     test_threads(rt);
@@ -581,6 +807,8 @@ int main(void) {
   CHECK(fake->primary_refs == 0);
 
   test_jit();
+  test_jit_desc();
+  test_autotune_desc();
   CHECK(fake->live_modules == 0);
   CHECK(fake->primary_refs == 0);
   CHECK(fake->calls_without_context == 0);
