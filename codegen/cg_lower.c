@@ -82,6 +82,7 @@ static void lower_op(CgCtx *cg, Op *op) {
   switch (op->kind) { /* ops on shared buffers, and ops without tensor results */
   case OP_LOCAL_ALLOC: cg_lower_local_alloc(cg, op); return;
   case OP_MEMDESC_INDEX: cg_lower_memdesc_index(cg, op); return;
+  case OP_MEMDESC_TRANS: lower_identity(cg, op); return; /* the same base offset */
   case OP_ASYNC_COPY: cg_lower_async_copy(cg, op); return;
   case OP_ASYNC_COMMIT: cg_lower_async_commit(cg, op); return;
   case OP_ASYNC_WAIT: cg_lower_async_wait(cg, op); return;

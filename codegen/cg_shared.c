@@ -1,7 +1,9 @@
 /* cg_shared.c — shared-memory buffers: their addresses, LOCAL_ALLOC (a
  * buffer, filled from registers or left empty), LOCAL_LOAD (back into any
  * distributed layout; ldmatrix for mma.sync operands, cg_dot.c), the slot
- * views of pipelined rings (MEMDESC_INDEX).
+ * views of pipelined rings (MEMDESC_INDEX) and transposed views
+ * (MEMDESC_TRANS: the same base, its type reads the bytes with the dims
+ * swapped).
  *
  * A buffer value lowers to one i32: its byte offset in the kernel's dynamic
  * shared memory.  A LOCAL_ALLOC's is the constant attr.smem_offset
@@ -29,7 +31,8 @@ static int log2i(int64_t x) {
 bool cg_buf(CgCtx *cg, const Op *op, const Value *v, CgBuf *b) {
   const Layout *S = v->type->layout;
   const Op *d = v->def;
-  if (!d || (d->kind != OP_LOCAL_ALLOC && d->kind != OP_MEMDESC_INDEX) || !S || S->kind != LAY_SHARED ||
+  if (!d || (d->kind != OP_LOCAL_ALLOC && d->kind != OP_MEMDESC_INDEX && d->kind != OP_MEMDESC_TRANS) || !S ||
+      S->kind != LAY_SHARED ||
       v->type->rank > 2) {
     cg_error(cg, op, "expected a shared buffer (local_alloc or a ring slot) of rank 1 or 2");
     return false;

@@ -127,6 +127,9 @@ const Layout *lay_shared_blocked(IrContext *c, int rank, int vec, int per_phase,
  * a software-pipelined buffer; and back (the layout of one slot). */
 const Layout *lay_shared_ring(IrContext *c, const Layout *slot);
 const Layout *lay_shared_slot(IrContext *c, const Layout *ring);
+/* The same bytes of a 2-D shared buffer seen with its dims swapped (the
+ * layout of memdesc_trans's result): the order swaps, the swizzle stays. */
+const Layout *lay_shared_trans(IrContext *c, const Layout *l);
 
 /* Triton's default blocked layout for a shape: one element per thread,
  * lanes then warps laid along the fastest dims first (order = [rank-1..0]).

@@ -109,6 +109,12 @@ const Layout *lay_shared_slot(IrContext *c, const Layout *ring) {
                             ring->block);
 }
 
+const Layout *lay_shared_trans(IrContext *c, const Layout *l) {
+  if (!l || l->kind != LAY_SHARED || l->rank != 2) return NULL;
+  int order[2] = {1 - l->order[0], 1 - l->order[1]};
+  return lay_shared_blocked(c, 2, l->vec, l->per_phase, l->max_phase, order, l->block);
+}
+
 static int clampi(int64_t v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : (int)v; }
 
 const Layout *lay_blocked_for(IrContext *c, int rank, const int64_t *shape, int num_warps,

@@ -267,7 +267,7 @@ static void print_op_at(Printer *p, const Op *op, int depth) {
   if (op->kind == OP_CAST || op->kind == OP_BITCAST || op->kind == OP_CONVERT_LAYOUT ||
       op->kind == OP_SPLAT || op->kind == OP_BROADCAST || op->kind == OP_EXPAND_DIMS ||
       op->kind == OP_TRANS || op->kind == OP_RESHAPE || (op->kind == OP_LOCAL_ALLOC && op->operands[0]) ||
-      op->kind == OP_LOCAL_LOAD || op->kind == OP_MEMDESC_INDEX) {
+      op->kind == OP_LOCAL_LOAD || op->kind == OP_MEMDESC_INDEX || op->kind == OP_MEMDESC_TRANS) {
     sb_puts(sb, " : ");
     ty_print(sb, op->operands[0]->type);
     sb_puts(sb, " -> ");

@@ -138,6 +138,17 @@ static void check_types(Verifier *v, const Op *op) {
     check_layout_eq(v, op, o[0], o[2]);
     break;
   }
+  case OP_MEMDESC_TRANS: {
+    const Type *bt = o[0]->type;
+    if (bt->rank != 2 || rt->rank != 2 || bt->shape[0] != rt->shape[1] || bt->shape[1] != rt->shape[0] ||
+        ty_elem(c, bt) != ty_elem(c, rt)) {
+      fail(v, op, "memdesc_trans swaps the two dims of a 2-D buffer");
+      break;
+    }
+    if (v->layouts && (!bt->layout || bt->layout->kind != LAY_SHARED || rt->layout != lay_shared_trans(c, bt->layout)))
+      fail(v, op, "memdesc_trans result must be the shared buffer's transposed view");
+    break;
+  }
   case OP_MEMDESC_INDEX: {
     const Type *bt = o[0]->type;
     if (bt->rank != rt->rank + 1 || ty_elem(c, bt) != ty_elem(c, rt)) { fail(v, op, "memdesc_index drops the leading dim"); break; }

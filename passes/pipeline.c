@@ -57,7 +57,10 @@
  * stay as they are.  In a loop pipelined for its dot operands, the other
  * loads of such addresses (a bias, per-block scales) ride along: a ring of
  * unswizzled buffers in the load's own order filled by cp.async, read back
- * with local_load where the load was (rank 1 or 2, blocked layouts). */
+ * with local_load where the load was (rank 1 or 2, blocked layouts).  A
+ * dot operand staged through a transpose (load -> trans -> local_alloc,
+ * `tl.dot(a, b.T)`) keeps the tile as loaded in its ring and is read
+ * through memdesc_trans, a view of the same bytes with the dims swapped. */
 #include "passes/pass_internal.h"
 
 #include <stdlib.h>
@@ -182,9 +185,23 @@ static bool candidate(Pipe *p, const PassUsers *u, Op *ld, Op **alloc_out, const
   *tma_out = NULL;
   *alloc_out = NULL;
   Op *al = single_user(u, ld->results[0]);
-  if (!al || al->kind != OP_LOCAL_ALLOC || al->parent != p->body || al->operands[0] != ld->results[0])
-    return register_load(p, ld, st_out);
+  /* load -> trans -> local_alloc (b.T of a K-major B): the ring holds the
+   * tile as loaded; the slot is read through memdesc_trans */
+  Op *tr = al && al->kind == OP_TRANS && al->parent == p->body && al->results[0]->type->rank == 2 &&
+                   al->attr.perm[0] == 1 && al->attr.perm[1] == 0
+               ? al
+               : NULL;
+  if (tr) al = single_user(u, tr->results[0]);
+  const Value *staged = tr ? tr->results[0] : ld->results[0];
+  if (!al || al->kind != OP_LOCAL_ALLOC || al->parent != p->body || al->operands[0] != staged)
+    return !tr && register_load(p, ld, st_out);
   const Type *st = al->results[0]->type;
+  if (tr) {
+    const Layout *sl = lay_shared_trans(p->ctx, st->layout);
+    if (!sl) return false;
+    int64_t shape[2] = {st->shape[1], st->shape[0]};
+    st = ty_tensor(p->ctx, ty_elem(p->ctx, st), 2, shape, sl);
+  }
   *st_out = st;
   if (!st->layout || st->layout->kind != LAY_SHARED || st->rank != 2) return false;
   /* the buffer is read inside this loop only */
@@ -362,6 +379,10 @@ static Op *rewrite_top(Pipe *p, IrBuilder *b, Value *rd, Value *ph) {
   for (int i = 0; i < p->loads.len; i++) {
     top = slot_view(p, b, i, rd)->def;
     if (p->allocs.data[i]) {
+      Value *view = top->results[0];
+      const Type *at = p->allocs.data[i]->results[0]->type;
+      if (at != view->type) /* staged through a trans: read the slot transposed */
+        top = irb_op(b, OP_MEMDESC_TRANS, &view, 1, at);
       ir_replace_uses(p->body, p->allocs.data[i]->results[0], top->results[0]);
       continue;
     }
@@ -372,7 +393,10 @@ static Op *rewrite_top(Pipe *p, IrBuilder *b, Value *rd, Value *ph) {
     ir_replace_uses(p->body, p->loads.data[i]->results[0], top->results[0]);
   }
   for (int i = 0; i < p->loads.len; i++) {
-    if (p->allocs.data[i]) ir_remove(p->allocs.data[i]);
+    Op *al = p->allocs.data[i];
+    Op *tr = al && al->operands[0]->def != p->loads.data[i] ? al->operands[0]->def : NULL;
+    if (al) ir_remove(al);
+    if (tr) ir_remove(tr);
     ir_remove(p->loads.data[i]);
   }
   return top;
