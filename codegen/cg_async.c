@@ -34,7 +34,8 @@ void cg_lower_async_copy(CgCtx *cg, Op *op) {
     return;
   }
   int eb = b.eb, g = op->attr.vec > 0 ? op->attr.vec : 1;
-  if (f.run_dim != b.cdim || f.run < g || g * eb > 16 || (g * eb != 4 && g * eb != 8 && g * eb != 16) ||
+  /* groups of one element need no run along the buffer's contiguous dim */
+  if ((g > 1 && (f.run_dim != b.cdim || f.run < g)) || g * eb > 16 || (g * eb != 4 && g * eb != 8 && g * eb != 16) ||
       (b.rdim >= 0 && g > b.S->vec)) {
     cg_error(cg, op, "async_copy of %d-byte groups does not fit cp.async (runs of %d along dim %d, "
              "buffer contiguous along %d)", g * eb, f.run, f.run_dim, b.cdim);
