@@ -105,9 +105,18 @@ static void batch_bits(LinearLayout *ll, int rank, const int64_t *shape, int wb)
   for (int b = 0; b < log2i(wb); b++) put(ll->warp[ll->nwarp++], 3, 0, (int64_t)1 << b, shape);
 }
 
-static bool from_mma(const Layout *l, int rank, const int64_t *shape, LinearLayout *ll) {
-  if (l->version != 2 && l->version != 3) return false;
+/* An mma layout this file can map: version 2 of rank 2 or 3, version 3 of
+ * rank 2, warp counts powers of two. */
+static bool mma_ok(const Layout *l, int rank) {
+  if (l->kind != LAY_MMA || l->rank != rank || (l->version != 2 && l->version != 3)) return false;
   if (rank != 2 && !(rank == 3 && l->version == 2)) return false;
+  for (int d = 0; d < rank; d++)
+    if (l->wpc[d] < 1 || (l->wpc[d] & (l->wpc[d] - 1))) return false;
+  return true;
+}
+
+static bool from_mma(const Layout *l, int rank, const int64_t *shape, LinearLayout *ll) {
+  if (!mma_ok(l, rank)) return false;
   int o = rank - 2; /* dims o, o+1 are M, N; dim 0 of rank 3 is the batch */
   int wm = l->wpc[o], wn = l->wpc[o + 1];
   int64_t M = shape[o], N = shape[o + 1];
@@ -139,8 +148,7 @@ static bool from_mma(const Layout *l, int rank, const int64_t *shape, LinearLayo
 
 static bool from_dot_operand(const Layout *l, int rank, const int64_t *shape, LinearLayout *ll) {
   const Layout *p = l->parent;
-  if (!p || p->kind != LAY_MMA || (p->version != 2 && p->version != 3) || p->rank != rank) return false;
-  if (rank != 2 && !(rank == 3 && p->version == 2)) return false;
+  if (!p || !mma_ok(p, rank)) return false;
   if (p->version == 3 && l->op_idx != 0) return false; /* wgmma reads B from shared memory only */
   int o = rank - 2;
   int kw = l->k_width, wm = p->wpc[o], wn = p->wpc[o + 1];
