@@ -65,7 +65,7 @@ static LLVMValueRef desc_of(CgCtx *cg, const CgBuf *b, bool mn_major) {
   LLVMValueRef lo = LLVMBuildAnd(B, LLVMBuildLShr(B, addr, cg_i32(cg, 4), ""), cg_i32(cg, 0x3FFF), "");
   lo = LLVMBuildOr(B, lo, cg_i32(cg, (lbo >> 4) << 16), "");
   int64_t hi = (sbo >> 4) | ((int64_t)mode << 30);
-  return LLVMBuildOr(B, LLVMBuildZExt(B, lo, cg->t_i64, ""), cg_i64(cg, hi << 32), "desc");
+  return LLVMBuildOr(B, LLVMBuildZExt(B, lo, cg->t_i64, ""), cg_i64(cg, (int64_t)((uint64_t)hi << 32)), "desc");
 }
 
 /* Descriptor of the sub-tile starting at (row, col) of the buffer: the
