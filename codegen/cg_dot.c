@@ -10,6 +10,9 @@
  * in register order e | rn << 2 | rm << (2 + log2 RN) for the accumulator,
  * e | rk << log2(4kw) | rm << ... for A and e | rk << log2(2kw) | rn << ...
  * for B, where (rm, rn, rk) number the m16/n8/k(8kw) tiles a warp owns.
+ * A batched (rank-3) dot's operands and accumulator hold one such 2-D
+ * fragment per batch the thread works on, as consecutive runs of registers
+ * (the batch's register bits are the highest): each run is one 2-D dot.
  *
  * ldmatrix: for 16-bit operands each lane gives the address of one 16-byte
  * row of one of the four 8x8 matrices; .trans is used when the buffer's

@@ -10,7 +10,9 @@
  * Element (row, col) of a 2-D buffer in layout S sits at lay_shared_offset:
  * the XOR swizzle of 16-byte chunks within a row, rows of S[c] elements, or
  * of `block` elements when S cuts the contiguous dim into wgmma's
- * swizzle-row blocks (blocks outermost).
+ * swizzle-row blocks (blocks outermost).  A batched operand's rank-3 buffer
+ * [B, ...] (batch slowest) is B such 2-D slices one after another: element
+ * (b, row, col) is b * slice bytes past (row, col) of slice 0.
  *
  * Barriers: a LOCAL_ALLOC from registers waits for readers of the previous
  * contents (barrier), stores the owners' elements (vectorized along the
