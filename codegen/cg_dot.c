@@ -10,6 +10,9 @@
  * in register order e | rn << 2 | rm << (2 + log2 RN) for the accumulator,
  * e | rk << log2(4kw) | rm << ... for A and e | rk << log2(2kw) | rn << ...
  * for B, where (rm, rn, rk) number the m16/n8/k(8kw) tiles a warp owns.
+ * A batched (rank-3) dot's operands and accumulator hold one such 2-D
+ * fragment per batch the thread works on, as consecutive runs of registers
+ * (the batch's register bits are the highest): each run is one 2-D dot.
  *
  * ldmatrix: for 16-bit operands each lane gives the address of one 16-byte
  * row of one of the four 8x8 matrices; .trans is used when the buffer's
@@ -39,18 +42,19 @@ static void split_words(CgCtx *cg, DType d, LLVMValueRef word, LLVMValueRef *out
   cg_unpack_words(cg, d, &w, 2, 32, 1, out);
 }
 
-/* ldmatrix.x4 of mma operand fragments (16-bit types). */
-bool cg_ldmatrix_operand(CgCtx *cg, Op *op, const CgBuf *b, const Layout *D, LLVMValueRef *out) {
+/* ldmatrix.x4 of the 2-D mma operand fragment of one batch (16-bit types)
+ * from the buffer (or batch slice) b: the registers out[0 .. 2-D count). */
+static bool ldmatrix_tile(CgCtx *cg, const Type *t, const CgBuf *b, const Layout *D, LLVMValueRef *out) {
   const Layout *mma = D->parent;
-  int wm = mma->wpc[0], wn = mma->wpc[1];
-  const Type *t = op->results[0]->type;
+  int o = t->rank - 2; /* dims o, o+1: the operand's matrix */
+  int wm = mma->wpc[o], wn = mma->wpc[o + 1];
   DType d = t->dtype;
   bool a = D->op_idx == 0;
-  int64_t K = a ? t->shape[1] : t->shape[0], O = a ? t->shape[0] : t->shape[1];
+  int64_t K = a ? t->shape[o + 1] : t->shape[o], O = a ? t->shape[o] : t->shape[o + 1];
   int RK = (int)(K / 16), RO = (int)(a ? O / (16 * wm) : O / (8 * wn));
   if (RK < 1 || O < (a ? 16 : 8)) return false;
   if (RO < 1) RO = 1; /* more warps than tiles: the extra warps replicate */
-  int kdim = a ? 1 : 0;
+  int kdim = o + (a ? 1 : 0);
   bool trans = b->cdim != kdim;
   LLVMValueRef lane = cg->lane;
   LLVMValueRef mat = LLVMBuildLShr(cg->b, lane, cg_i32(cg, 3), "");
@@ -109,6 +113,23 @@ bool cg_ldmatrix_operand(CgCtx *cg, Op *op, const CgBuf *b, const Layout *D, LLV
   return true;
 }
 
+/* A batched operand's registers are one run per batch the thread holds, in
+ * the 2-D order (ir/linear.c): one 2-D load per run, from its batch's
+ * slice of the buffer. */
+bool cg_ldmatrix_operand(CgCtx *cg, Op *op, const CgBuf *b, const Layout *D, const CgFrag *f, LLVMValueRef *out) {
+  const Type *t = op->results[0]->type;
+  if (t->rank == 2) return ldmatrix_tile(cg, t, b, D, out);
+  int nb = 0; /* the batch register bits, above all the 2-D ones */
+  while (nb < f->ll.nreg && f->ll.reg[f->ll.nreg - 1 - nb][0]) nb++;
+  int per = f->count >> nb;
+  for (int rb = 0; rb < 1 << nb; rb++) {
+    CgBuf slice;
+    cg_buf_batch(cg, b, cg_coord(cg, f, rb * per, 0), &slice);
+    if (!ldmatrix_tile(cg, t, &slice, D, out + rb * per)) return false;
+  }
+  return true;
+}
+
 /* ---- DOT: tensor cores --------------------------------------------------------------- */
 
 /* kw elements of type d packed in a 32-bit register as the mma wants it */
@@ -130,17 +151,24 @@ static LLVMValueRef pack_reg(CgCtx *cg, DType d, LLVMValueRef *el, int kw) {
   return w;
 }
 
+/* A batched dot [B, M, K] @ [B, K, N]: each thread holds RB = B / wb
+ * batches (at least 1), each a contiguous run of registers in the 2-D
+ * fragment's order in all three operands (ir/linear.c); batch run rb is a
+ * 2-D dot over registers [rb * count/RB, (rb+1) * count/RB). */
 static void lower_mma(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb, const CgFrag *fc) {
   const Type *rt = op->results[0]->type, *at = op->operands[0]->type;
   const Layout *mma = rt->layout;
-  int wm = mma->wpc[0], wn = mma->wpc[1];
+  int o = rt->rank - 2;
+  int wm = mma->wpc[o], wn = mma->wpc[o + 1];
   int kw = at->layout->k_width;
-  int64_t M = rt->shape[0], N = rt->shape[1], K = at->shape[1];
+  int64_t M = rt->shape[o], N = rt->shape[o + 1], K = at->shape[o + 1];
   int RM = (int)(M / (16 * wm)), RN = (int)(N / (8 * wn)), RK = (int)(K / (8 * kw));
+  int RB = o ? (int)(rt->shape[0] / mma->wpc[0]) : 1;
   if (RM < 1) RM = 1; /* more warps than tiles: the extra warps replicate */
   if (RN < 1) RN = 1;
-  if (M < 16 || N < 8 || RK < 1 || fc->count != RM * RN * 4 || fa->count != RM * RK * 4 * kw ||
-      fb->count != RN * RK * 2 * kw) {
+  if (RB < 1) RB = 1;
+  if (M < 16 || N < 8 || RK < 1 || fc->count != RB * RM * RN * 4 || fa->count != RB * RM * RK * 4 * kw ||
+      fb->count != RB * RN * RK * 2 * kw) {
     cg_error(cg, op, "dot shapes do not tile the mma layout (M=%lld N=%lld K=%lld)", (long long)M,
              (long long)N, (long long)K);
     cg_set_undef(cg, op->results[0]);
@@ -171,57 +199,59 @@ static void lower_mma(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb, con
     return;
   }
   int la = log2i(4 * kw), lb = log2i(2 * kw), lrk = log2i(RK), lrn = log2i(RN);
-  for (int rk = 0; rk < RK; rk++)
-    for (int rm = 0; rm < RM; rm++) {
-      LLVMValueRef areg[4];
-      int abase = (rk << la) | (rm << (la + lrk));
-      for (int j = 0; j < 4; j++) {
-        LLVMValueRef el[4];
-        for (int k = 0; k < kw; k++) el[k] = cg_el(A, abase + j * kw + k);
-        areg[j] = pack_reg(cg, ad, el, kw);
-      }
-      for (int rn = 0; rn < RN; rn++) {
-        LLVMValueRef breg[2];
-        int bbase = (rk << lb) | (rn << (lb + lrk));
-        for (int j = 0; j < 2; j++) {
+  int pa = fa->count / RB, pb = fb->count / RB, pc = fc->count / RB; /* registers of one batch */
+  for (int rb = 0; rb < RB; rb++)
+    for (int rk = 0; rk < RK; rk++)
+      for (int rm = 0; rm < RM; rm++) {
+        LLVMValueRef areg[4];
+        int abase = rb * pa + ((rk << la) | (rm << (la + lrk)));
+        for (int j = 0; j < 4; j++) {
           LLVMValueRef el[4];
-          for (int k = 0; k < kw; k++) el[k] = cg_el(Bv, bbase + j * kw + k);
-          breg[j] = pack_reg(cg, ad, el, kw);
+          for (int k = 0; k < kw; k++) el[k] = cg_el(A, abase + j * kw + k);
+          areg[j] = pack_reg(cg, ad, el, kw);
         }
-        int cbase = rn << 2 | rm << (2 + lrn);
-        LLVMValueRef args[10];
-        int n = 0;
-        for (int j = 0; j < 4; j++) args[n++] = areg[j];
-        for (int j = 0; j < 2; j++) args[n++] = breg[j];
-        if (cd == DT_F16) {
+        for (int rn = 0; rn < RN; rn++) {
+          LLVMValueRef breg[2];
+          int bbase = rb * pb + ((rk << lb) | (rn << (lb + lrk)));
           for (int j = 0; j < 2; j++) {
-            LLVMValueRef v = LLVMGetUndef(LLVMVectorType(cg->t_f16, 2));
-            v = LLVMBuildInsertElement(cg->b, v, acc[cbase + 2 * j], cg_i32(cg, 0), "");
-            v = LLVMBuildInsertElement(cg->b, v, acc[cbase + 2 * j + 1], cg_i32(cg, 1), "");
-            args[n++] = v;
+            LLVMValueRef el[4];
+            for (int k = 0; k < kw; k++) el[k] = cg_el(Bv, bbase + j * kw + k);
+            breg[j] = pack_reg(cg, ad, el, kw);
           }
-        } else {
-          for (int j = 0; j < 4; j++) args[n++] = acc[cbase + j];
-        }
-        LLVMValueRef res;
-        if (fp8[0]) {
-          LLVMTypeRef f4[4] = {cg->t_f32, cg->t_f32, cg->t_f32, cg->t_f32};
-          res = cg_asm(cg, LLVMStructTypeInContext(cg->ctx, f4, 4, 0), fp8, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
-                       args, n, false);
-        } else {
-          res = cg_intrin(cg, name, NULL, 0, args, n);
-        }
-        if (cd == DT_F16) {
-          for (int j = 0; j < 2; j++) {
-            LLVMValueRef v = LLVMBuildExtractValue(cg->b, res, (unsigned)j, "");
-            acc[cbase + 2 * j] = LLVMBuildExtractElement(cg->b, v, cg_i32(cg, 0), "");
-            acc[cbase + 2 * j + 1] = LLVMBuildExtractElement(cg->b, v, cg_i32(cg, 1), "");
+          int cbase = rb * pc + (rn << 2 | rm << (2 + lrn));
+          LLVMValueRef args[10];
+          int n = 0;
+          for (int j = 0; j < 4; j++) args[n++] = areg[j];
+          for (int j = 0; j < 2; j++) args[n++] = breg[j];
+          if (cd == DT_F16) {
+            for (int j = 0; j < 2; j++) {
+              LLVMValueRef v = LLVMGetUndef(LLVMVectorType(cg->t_f16, 2));
+              v = LLVMBuildInsertElement(cg->b, v, acc[cbase + 2 * j], cg_i32(cg, 0), "");
+              v = LLVMBuildInsertElement(cg->b, v, acc[cbase + 2 * j + 1], cg_i32(cg, 1), "");
+              args[n++] = v;
+            }
+          } else {
+            for (int j = 0; j < 4; j++) args[n++] = acc[cbase + j];
           }
-        } else {
-          for (int j = 0; j < 4; j++) acc[cbase + j] = LLVMBuildExtractValue(cg->b, res, (unsigned)j, "");
+          LLVMValueRef res;
+          if (fp8[0]) {
+            LLVMTypeRef f4[4] = {cg->t_f32, cg->t_f32, cg->t_f32, cg->t_f32};
+            res = cg_asm(cg, LLVMStructTypeInContext(cg->ctx, f4, 4, 0), fp8, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
+                         args, n, false);
+          } else {
+            res = cg_intrin(cg, name, NULL, 0, args, n);
+          }
+          if (cd == DT_F16) {
+            for (int j = 0; j < 2; j++) {
+              LLVMValueRef v = LLVMBuildExtractValue(cg->b, res, (unsigned)j, "");
+              acc[cbase + 2 * j] = LLVMBuildExtractElement(cg->b, v, cg_i32(cg, 0), "");
+              acc[cbase + 2 * j + 1] = LLVMBuildExtractElement(cg->b, v, cg_i32(cg, 1), "");
+            }
+          } else {
+            for (int j = 0; j < 4; j++) acc[cbase + j] = LLVMBuildExtractValue(cg->b, res, (unsigned)j, "");
+          }
         }
       }
-    }
   cg_set(cg, op->results[0], acc, fc->count);
 }
 
@@ -312,7 +342,7 @@ void cg_lower_dot(CgCtx *cg, Op *op) {
   if (mma) {
     const Layout *la = op->operands[0]->type->layout, *lb = op->operands[1]->type->layout;
     if (la->kind != LAY_DOT_OPERAND || lb->kind != LAY_DOT_OPERAND || la->parent != rt->layout ||
-        lb->parent != rt->layout || la->op_idx != 0 || lb->op_idx != 1 || rt->rank != 2) {
+        lb->parent != rt->layout || la->op_idx != 0 || lb->op_idx != 1 || rt->layout->version != 2) {
       cg_error(cg, op, "mma dot operands must be in the dot-operand layouts of its result");
       cg_set_undef(cg, op->results[0]);
       return;

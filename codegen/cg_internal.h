@@ -235,19 +235,30 @@ void cg_lower_reduce(CgCtx *cg, Op *op);         /* cg_reduce.c */
 
 /* ======================= cg_shared.c ====================================== */
 
-/* A shared buffer or ring slot seen as a 2-D (or 1-D) array. */
+/* A shared buffer or ring slot seen as a 2-D (or 1-D) array, or a batched
+ * buffer [B, ...] seen as B such 2-D arrays one after another. */
 typedef struct CgBuf {
   const Layout *S;     /* LAY_SHARED */
   const Type *t;       /* the buffer's type (shape, element) */
   LLVMValueRef base;   /* i32 byte offset in the dynamic shared memory */
   int eb;              /* element bytes */
   int cdim;            /* contiguous dim */
-  int rdim;            /* the other dim (rank 2), -1 for rank 1 */
+  int rdim;            /* the other dim (rank 2 or 3), -1 for rank 1 */
+  int bdim;            /* the batch dim (0) of a rank-3 buffer, -1 otherwise */
+  int64_t bbytes;      /* bytes of one batch's 2-D slice (rank 3) */
 } CgBuf;
 
-/* v: a LOCAL_ALLOC result or a MEMDESC_INDEX view (false + error else). */
+/* v: a LOCAL_ALLOC result or a MEMDESC_INDEX view of rank 1 or 2 (false +
+ * error else). */
 bool cg_buf(CgCtx *cg, const Op *op, const Value *v, CgBuf *b);
-/* Address (ptr addrspace(3)) of element (row, col), swizzle included. */
+/* The same, also taking rank-3 (batched) buffers whose dim 0 is the slowest
+ * (pass_dot_shared_layout's); for the readers that handle b->bdim. */
+bool cg_buf_batched(CgCtx *cg, const Op *op, const Value *v, CgBuf *b);
+/* The 2-D slice of batch `batch` (i32) of a batched buffer (b itself,
+ * when it has no batch dim). */
+void cg_buf_batch(CgCtx *cg, const CgBuf *b, LLVMValueRef batch, CgBuf *slice);
+/* Address (ptr addrspace(3)) of element (row, col), swizzle included (of
+ * batch 0 in a batched buffer). */
 LLVMValueRef cg_buf_addr(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVMValueRef col);
 /* Address of fragment element i of f in b.  *addr0 caches the address of
  * the thread's element 0 (computed on the first call): an element whose
@@ -267,9 +278,10 @@ void cg_lower_memdesc_index(CgCtx *cg, Op *op);
 /* ======================= cg_dot.c, cg_wgmma.c, cg_async.c ================= */
 
 void cg_lower_dot(CgCtx *cg, Op *op);             /* cg_dot.c */
-/* ldmatrix.x4 of a 16-bit mma operand fragment from buffer b (false when
- * the shape does not tile it). */
-bool cg_ldmatrix_operand(CgCtx *cg, Op *op, const CgBuf *b, const Layout *D, LLVMValueRef *out);
+/* ldmatrix.x4 of a 16-bit mma operand fragment f (layout D) from buffer b,
+ * batch by batch for a batched one (false when the shape does not tile it). */
+bool cg_ldmatrix_operand(CgCtx *cg, Op *op, const CgBuf *b, const Layout *D, const CgFrag *f,
+                         LLVMValueRef *out);
 void cg_lower_wgmma(CgCtx *cg, Op *op);           /* cg_wgmma.c */
 void cg_lower_dot_wait(CgCtx *cg, Op *op);
 void cg_lower_async_copy(CgCtx *cg, Op *op);      /* cg_async.c */

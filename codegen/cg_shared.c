@@ -12,7 +12,9 @@
  * Element (row, col) of a 2-D buffer in layout S sits at lay_shared_offset:
  * the XOR swizzle of 16-byte chunks within a row, rows of S[c] elements, or
  * of `block` elements when S cuts the contiguous dim into wgmma's
- * swizzle-row blocks (blocks outermost).
+ * swizzle-row blocks (blocks outermost).  A batched operand's rank-3 buffer
+ * [B, ...] (batch slowest) is B such 2-D slices one after another: element
+ * (b, row, col) is b * slice bytes past (row, col) of slice 0.
  *
  * Barriers: a LOCAL_ALLOC from registers waits for readers of the previous
  * contents (barrier), stores the owners' elements (vectorized along the
@@ -28,22 +30,37 @@ static int log2i(int64_t x) {
   return n;
 }
 
-bool cg_buf(CgCtx *cg, const Op *op, const Value *v, CgBuf *b) {
+static bool buf_of(CgCtx *cg, const Op *op, const Value *v, CgBuf *b, int max_rank) {
   const Layout *S = v->type->layout;
   const Op *d = v->def;
+  int rank = v->type->rank;
   if (!d || (d->kind != OP_LOCAL_ALLOC && d->kind != OP_MEMDESC_INDEX && d->kind != OP_MEMDESC_TRANS) || !S ||
-      S->kind != LAY_SHARED ||
-      v->type->rank > 2) {
-    cg_error(cg, op, "expected a shared buffer (local_alloc or a ring slot) of rank 1 or 2");
+      S->kind != LAY_SHARED || rank > max_rank || (rank == 3 && S->order[2] != 0)) {
+    cg_error(cg, op, "expected a shared buffer (local_alloc or a ring slot) of rank 1 or 2%s",
+             max_rank == 3 ? ", or of rank 3 with the batch dim 0 slowest" : "");
     return false;
   }
   b->S = S;
   b->t = v->type;
   b->base = cg_get(cg, op, v)->v[0];
   b->eb = cg_dt_bytes(v->type->dtype);
-  b->cdim = v->type->rank == 1 ? 0 : S->order[0];
-  b->rdim = v->type->rank == 1 ? -1 : S->order[1];
+  b->cdim = rank == 1 ? 0 : S->order[0];
+  b->rdim = rank == 1 ? -1 : S->order[1];
+  b->bdim = rank == 3 ? 0 : -1;
+  b->bbytes = rank == 3 ? v->type->shape[1] * v->type->shape[2] * b->eb : 0;
   return true;
+}
+
+bool cg_buf(CgCtx *cg, const Op *op, const Value *v, CgBuf *b) { return buf_of(cg, op, v, b, 2); }
+
+bool cg_buf_batched(CgCtx *cg, const Op *op, const Value *v, CgBuf *b) { return buf_of(cg, op, v, b, 3); }
+
+void cg_buf_batch(CgCtx *cg, const CgBuf *b, LLVMValueRef batch, CgBuf *slice) {
+  *slice = *b;
+  slice->bdim = -1;
+  if (b->bdim < 0) return;
+  LLVMValueRef off = LLVMBuildMul(cg->b, batch, cg_i32(cg, b->bbytes), "");
+  slice->base = LLVMBuildAdd(cg->b, b->base, off, "");
 }
 
 /* Element offset of (row, col) before the XOR swizzle of the chunk: the
@@ -61,7 +78,8 @@ static LLVMValueRef row_start(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVMV
   return LLVMBuildAdd(B, start, LLVMBuildMul(B, row, cg_i32(cg, *inner), ""), "");
 }
 
-LLVMValueRef cg_buf_addr(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVMValueRef col) {
+/* Byte offset of (row, col) from the buffer's base, swizzle included. */
+static LLVMValueRef buf_offset(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVMValueRef col) {
   LLVMBuilderRef B = cg->b;
   LLVMValueRef off;
   if (b->rdim < 0) {
@@ -81,8 +99,19 @@ LLVMValueRef cg_buf_addr(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVMValueR
     off = LLVMBuildOr(B, off, LLVMBuildAnd(B, col, cg_i32(cg, vec - 1), ""), "");
     off = LLVMBuildAdd(B, off, start, "");
   }
-  LLVMValueRef byte = LLVMBuildMul(B, off, cg_i32(cg, b->eb), "");
-  return cg_smem_abs(cg, LLVMBuildAdd(B, byte, b->base, ""));
+  return LLVMBuildMul(B, off, cg_i32(cg, b->eb), "");
+}
+
+LLVMValueRef cg_buf_addr(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVMValueRef col) {
+  return cg_smem_abs(cg, LLVMBuildAdd(cg->b, buf_offset(cg, b, row, col), b->base, ""));
+}
+
+/* (batch, row, col) of a batched buffer; batch is NULL for 1-D and 2-D ones. */
+static LLVMValueRef buf_addr_b(CgCtx *cg, const CgBuf *b, LLVMValueRef batch, LLVMValueRef row,
+                               LLVMValueRef col) {
+  LLVMValueRef byte = buf_offset(cg, b, row, col);
+  if (batch) byte = LLVMBuildAdd(cg->b, byte, LLVMBuildMul(cg->b, batch, cg_i32(cg, b->bbytes), ""), "");
+  return cg_smem_abs(cg, LLVMBuildAdd(cg->b, byte, b->base, ""));
 }
 
 int64_t cg_buf_linear_bytes(const CgBuf *b, int64_t row, int64_t col) {
@@ -99,26 +128,30 @@ int64_t cg_buf_linear_bytes(const CgBuf *b, int64_t row, int64_t col) {
 LLVMValueRef cg_buf_frag_addr(CgCtx *cg, const CgBuf *b, const CgFrag *f, int i, LLVMValueRef *addr0) {
   LLVMValueRef col = cg_coord(cg, f, i, b->cdim);
   LLVMValueRef row = b->rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, f, i, b->rdim);
+  LLVMValueRef batch = b->bdim < 0 ? NULL : cg_coord(cg, f, i, b->bdim);
   if (!*addr0) {
     LLVMValueRef c0 = cg_coord(cg, f, 0, b->cdim);
     LLVMValueRef r0 = b->rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, f, 0, b->rdim);
-    *addr0 = cg_buf_addr(cg, b, r0, c0);
+    LLVMValueRef b0 = b->bdim < 0 ? NULL : cg_coord(cg, f, 0, b->bdim);
+    *addr0 = buf_addr_b(cg, b, b0, r0, c0);
   }
   int64_t rc[IR_MAX_RANK], r0[IR_MAX_RANK];
   cg_reg_coord(f, i, rc);
   cg_reg_coord(f, 0, r0);
   const CgThreadParts *tp = cg_thread_parts(cg, f);
   int64_t dc = rc[b->cdim] - r0[b->cdim], dr = b->rdim < 0 ? 0 : rc[b->rdim] - r0[b->rdim];
+  int64_t db = b->bdim < 0 ? 0 : rc[b->bdim] - r0[b->bdim];
   bool disjoint = !(tp->bits[b->cdim] & (rc[b->cdim] | r0[b->cdim])) &&
-                  (b->rdim < 0 || !(tp->bits[b->rdim] & (rc[b->rdim] | r0[b->rdim])));
+                  (b->rdim < 0 || !(tp->bits[b->rdim] & (rc[b->rdim] | r0[b->rdim]))) &&
+                  (b->bdim < 0 || !(tp->bits[b->bdim] & (rc[b->bdim] | r0[b->bdim])));
   int64_t inner = b->t->shape[b->cdim], W = b->S->block > 0 && b->S->block < inner ? b->S->block : inner;
   int vec = b->S->vec > 0 ? b->S->vec : 1, mp = b->S->max_phase > 1 ? b->S->max_phase : 1;
   int64_t period = b->rdim < 0 || mp == 1 ? 1 : (int64_t)b->S->per_phase * mp;
-  bool keeps = disjoint && dc >= 0 && dr >= 0 && dr % period == 0 &&
+  bool keeps = disjoint && dc >= 0 && dr >= 0 && db >= 0 && dr % period == 0 &&
                (b->rdim < 0 || (W < inner ? dc % W == 0 : dc % ((int64_t)vec * mp) == 0));
-  if (!keeps) return cg_buf_addr(cg, b, row, col);
+  if (!keeps) return buf_addr_b(cg, b, batch, row, col);
   int64_t delta = b->rdim < 0 ? dc : (W < inner ? (dc / W) * b->t->shape[b->rdim] * W + dr * W : dr * inner + dc);
-  LLVMValueRef off = cg_i32(cg, delta * b->eb);
+  LLVMValueRef off = cg_i32(cg, delta * b->eb + db * b->bbytes);
   return LLVMBuildGEP2(cg->b, cg->t_i8, *addr0, &off, 1, "");
 }
 
@@ -182,7 +215,7 @@ void cg_lower_local_alloc(CgCtx *cg, Op *op) {
   }
   CgFrag f;
   CgBuf b;
-  if (!x || !x->type->rank || !cg_frag(cg, op, x->type, &f) || !cg_buf(cg, op, op->results[0], &b)) return;
+  if (!x || !x->type->rank || !cg_frag(cg, op, x->type, &f) || !cg_buf_batched(cg, op, op->results[0], &b)) return;
   CgVal *xv = cg_get(cg, op, x);
   cg_barrier(cg); /* readers of the previous contents are done */
   LLVMValueRef own = cg_owner(cg, x->type);
@@ -210,7 +243,7 @@ void cg_lower_local_load(CgCtx *cg, Op *op) {
   const Type *t = op->results[0]->type;
   CgBuf b;
   CgFrag f;
-  if (!cg_buf(cg, op, op->operands[0], &b) || !cg_frag(cg, op, t, &f)) {
+  if (!cg_buf_batched(cg, op, op->operands[0], &b) || !cg_frag(cg, op, t, &f)) {
     cg_set_undef(cg, op->results[0]);
     return;
   }
@@ -218,7 +251,7 @@ void cg_lower_local_load(CgCtx *cg, Op *op) {
   const Layout *D = t->layout;
   bool ld16 = D->kind == LAY_DOT_OPERAND && D->k_width == 2 && cg_dt_bytes(t->dtype) == 2 && b.rdim >= 0 &&
               D->parent->kind == LAY_MMA;
-  if (ld16 && cg_ldmatrix_operand(cg, op, &b, D, e)) {
+  if (ld16 && cg_ldmatrix_operand(cg, op, &b, D, &f, e)) {
     cg_set(cg, op->results[0], e, f.count);
     return;
   }

@@ -115,6 +115,8 @@ struct Layout {
 const Layout *lay_blocked(IrContext *c, int rank, const int *spt, const int *tpw,
                           const int *wpc, const int *order);
 const Layout *lay_slice(IrContext *c, int dim, const Layout *parent);
+/* wpc = [wm, wn], or [wb, wm, wn] for a batched (rank-3) mma.sync accumulator
+ * (version 2 only); instr = [m, n, k] of one instruction at either rank. */
 const Layout *lay_mma(IrContext *c, int version, int rank, const int *wpc, const int *instr);
 const Layout *lay_dot_operand(IrContext *c, int op_idx, const Layout *parent, int k_width);
 const Layout *lay_shared(IrContext *c, int rank, int vec, int per_phase, int max_phase,
@@ -227,7 +229,8 @@ typedef struct LinearLayout {
   int64_t warp[5][IR_MAX_RANK];
 } LinearLayout;
 
-/* False for layouts that are not distributed or not supported (mma v3). */
+/* False for layouts that are not distributed or not supported (shapes of
+ * more than 2^24 elements, rank-3 wgmma, warp counts not powers of two). */
 bool ll_from_layout(const Layout *l, int rank, const int64_t *shape, LinearLayout *ll);
 void ll_coord(const LinearLayout *ll, int reg, int lane, int warp, int64_t *coord);
 /* The thread holding the canonical copy of its elements: every lane/warp

@@ -32,6 +32,17 @@
  *     lane bits: k+kw, k+2kw, n+1, n+2, n+4
  *     warp bits: the wm warps replicate (zero), then n+8*2^i for wn
  *
+ *   Batched (rank 3, version 2 only): shape [B, M, N] (operands [B, M, K],
+ *   [B, K, N]), warps wpc = [wb, wm, wn]; each batch is an independent 2-D
+ *   tile.  Dims 1 and 2 take exactly the 2-D bits above, then
+ *     reg bits:  batch repetitions b + wb*2^i, above every 2-D bit, so the
+ *                registers of one batch are one contiguous run in the 2-D
+ *                fragment's order (run j holds batch wb*j + the warp's)
+ *     warp bits: after the 2-D warp bits (the most significant): b + 2^i for
+ *                the wb warps, in the accumulator and in both operands
+ *   so warp w works on batch w / (wm*wn) (mod wb) with the 2-D warp index
+ *   w % (wm*wn).  Batches beyond B (wb > B) replicate.
+ *
  *   MMA version 3 (wgmma m64 x n_instr, instr = [64, n_instr, k]): warps
  *   are in warpgroups of 4 along M (wm % 4 == 0) and a warpgroup column
  *   holds n_instr contiguous columns (N = n_instr * wn):
@@ -84,10 +95,31 @@ static bool from_blocked(const Layout *l, int rank, const int64_t *shape, Linear
   return true;
 }
 
+/* The batch part of a rank-3 (batched) mma.sync layout: register bits for
+ * the batches a thread repeats over, above every 2-D bit, and warp bits
+ * above the 2-D warp bits.  wb warps along the batch. */
+static void batch_bits(LinearLayout *ll, int rank, const int64_t *shape, int wb) {
+  if (rank != 3) return;
+  int64_t rb = shape[0] / wb;
+  for (int b = 0; b < log2i(rb); b++) put(ll->reg[ll->nreg++], 3, 0, (int64_t)wb << b, shape);
+  for (int b = 0; b < log2i(wb); b++) put(ll->warp[ll->nwarp++], 3, 0, (int64_t)1 << b, shape);
+}
+
+/* An mma layout this file can map: version 2 of rank 2 or 3, version 3 of
+ * rank 2, warp counts powers of two. */
+static bool mma_ok(const Layout *l, int rank) {
+  if (l->kind != LAY_MMA || l->rank != rank || (l->version != 2 && l->version != 3)) return false;
+  if (rank != 2 && !(rank == 3 && l->version == 2)) return false;
+  for (int d = 0; d < rank; d++)
+    if (l->wpc[d] < 1 || (l->wpc[d] & (l->wpc[d] - 1))) return false;
+  return true;
+}
+
 static bool from_mma(const Layout *l, int rank, const int64_t *shape, LinearLayout *ll) {
-  if ((l->version != 2 && l->version != 3) || rank != 2) return false;
-  int wm = l->wpc[0], wn = l->wpc[1];
-  int64_t M = shape[0], N = shape[1];
+  if (!mma_ok(l, rank)) return false;
+  int o = rank - 2; /* dims o, o+1 are M, N; dim 0 of rank 3 is the batch */
+  int wm = l->wpc[o], wn = l->wpc[o + 1];
+  int64_t M = shape[o], N = shape[o + 1];
   /* n8 tiles of a warp and their stride; the stride of the wn warps */
   int64_t rn = N / (8 * wn), rn_stride = 8 * wn, wn_stride = 8;
   if (l->version == 3) { /* a warpgroup column holds n_instr contiguous columns */
@@ -97,49 +129,53 @@ static bool from_mma(const Layout *l, int rank, const int64_t *shape, LinearLayo
   int64_t rm = M / (16 * wm);
   if (rm < 1) rm = 1;
   if (rn < 1) rn = 1;
+  int dm = o, dn = o + 1;
   ll->nreg = ll->nlane = ll->nwarp = 0;
-  put(ll->reg[ll->nreg++], 2, 1, 1, shape);
-  put(ll->reg[ll->nreg++], 2, 0, 8, shape);
-  for (int b = 0; b < log2i(rn); b++) put(ll->reg[ll->nreg++], 2, 1, rn_stride << b, shape);
-  for (int b = 0; b < log2i(rm); b++) put(ll->reg[ll->nreg++], 2, 0, (int64_t)16 * wm << b, shape);
-  put(ll->lane[ll->nlane++], 2, 1, 2, shape);
-  put(ll->lane[ll->nlane++], 2, 1, 4, shape);
-  put(ll->lane[ll->nlane++], 2, 0, 1, shape);
-  put(ll->lane[ll->nlane++], 2, 0, 2, shape);
-  put(ll->lane[ll->nlane++], 2, 0, 4, shape);
-  for (int b = 0; b < log2i(wm); b++) put(ll->warp[ll->nwarp++], 2, 0, (int64_t)16 << b, shape);
-  for (int b = 0; b < log2i(wn); b++) put(ll->warp[ll->nwarp++], 2, 1, wn_stride << b, shape);
+  put(ll->reg[ll->nreg++], rank, dn, 1, shape);
+  put(ll->reg[ll->nreg++], rank, dm, 8, shape);
+  for (int b = 0; b < log2i(rn); b++) put(ll->reg[ll->nreg++], rank, dn, rn_stride << b, shape);
+  for (int b = 0; b < log2i(rm); b++) put(ll->reg[ll->nreg++], rank, dm, (int64_t)16 * wm << b, shape);
+  put(ll->lane[ll->nlane++], rank, dn, 2, shape);
+  put(ll->lane[ll->nlane++], rank, dn, 4, shape);
+  put(ll->lane[ll->nlane++], rank, dm, 1, shape);
+  put(ll->lane[ll->nlane++], rank, dm, 2, shape);
+  put(ll->lane[ll->nlane++], rank, dm, 4, shape);
+  for (int b = 0; b < log2i(wm); b++) put(ll->warp[ll->nwarp++], rank, dm, (int64_t)16 << b, shape);
+  for (int b = 0; b < log2i(wn); b++) put(ll->warp[ll->nwarp++], rank, dn, wn_stride << b, shape);
+  batch_bits(ll, rank, shape, rank == 3 ? l->wpc[0] : 1);
   return true;
 }
 
 static bool from_dot_operand(const Layout *l, int rank, const int64_t *shape, LinearLayout *ll) {
   const Layout *p = l->parent;
-  if (!p || p->kind != LAY_MMA || (p->version != 2 && p->version != 3) || rank != 2) return false;
+  if (!p || !mma_ok(p, rank)) return false;
   if (p->version == 3 && l->op_idx != 0) return false; /* wgmma reads B from shared memory only */
-  int kw = l->k_width, wm = p->wpc[0], wn = p->wpc[1];
+  int o = rank - 2;
+  int kw = l->k_width, wm = p->wpc[o], wn = p->wpc[o + 1];
   if (kw != 1 && kw != 2 && kw != 4) return false;
   bool a = l->op_idx == 0;
-  int kd = a ? 1 : 0, od = a ? 0 : 1; /* k dim, other (m or n) dim */
+  int kd = o + (a ? 1 : 0), od = o + (a ? 0 : 1); /* k dim, other (m or n) dim */
   int64_t K = shape[kd], O = shape[od];
   int64_t rk = K / (8 * kw), ro = a ? O / (16 * wm) : O / (8 * wn);
   if (rk < 1) rk = 1;
   if (ro < 1) ro = 1;
   ll->nreg = ll->nlane = ll->nwarp = 0;
-  for (int b = 0; b < log2i(kw); b++) put(ll->reg[ll->nreg++], 2, kd, (int64_t)1 << b, shape);
-  if (a) put(ll->reg[ll->nreg++], 2, od, 8, shape);
-  put(ll->reg[ll->nreg++], 2, kd, 4 * kw, shape);
-  for (int b = 0; b < log2i(rk); b++) put(ll->reg[ll->nreg++], 2, kd, (int64_t)8 * kw << b, shape);
+  for (int b = 0; b < log2i(kw); b++) put(ll->reg[ll->nreg++], rank, kd, (int64_t)1 << b, shape);
+  if (a) put(ll->reg[ll->nreg++], rank, od, 8, shape);
+  put(ll->reg[ll->nreg++], rank, kd, 4 * kw, shape);
+  for (int b = 0; b < log2i(rk); b++) put(ll->reg[ll->nreg++], rank, kd, (int64_t)8 * kw << b, shape);
   for (int b = 0; b < log2i(ro); b++)
-    put(ll->reg[ll->nreg++], 2, od, (a ? (int64_t)16 * wm : (int64_t)8 * wn) << b, shape);
-  put(ll->lane[ll->nlane++], 2, kd, kw, shape);
-  put(ll->lane[ll->nlane++], 2, kd, 2 * kw, shape);
-  put(ll->lane[ll->nlane++], 2, od, 1, shape);
-  put(ll->lane[ll->nlane++], 2, od, 2, shape);
-  put(ll->lane[ll->nlane++], 2, od, 4, shape);
+    put(ll->reg[ll->nreg++], rank, od, (a ? (int64_t)16 * wm : (int64_t)8 * wn) << b, shape);
+  put(ll->lane[ll->nlane++], rank, kd, kw, shape);
+  put(ll->lane[ll->nlane++], rank, kd, 2 * kw, shape);
+  put(ll->lane[ll->nlane++], rank, od, 1, shape);
+  put(ll->lane[ll->nlane++], rank, od, 2, shape);
+  put(ll->lane[ll->nlane++], rank, od, 4, shape);
   for (int b = 0; b < log2i(wm); b++)
-    put(ll->warp[ll->nwarp++], 2, a ? od : -1, (int64_t)16 << b, shape);
+    put(ll->warp[ll->nwarp++], rank, a ? od : -1, (int64_t)16 << b, shape);
   for (int b = 0; b < log2i(wn); b++)
-    put(ll->warp[ll->nwarp++], 2, a ? -1 : od, (int64_t)8 << b, shape);
+    put(ll->warp[ll->nwarp++], rank, a ? -1 : od, (int64_t)8 << b, shape);
+  batch_bits(ll, rank, shape, rank == 3 ? p->wpc[0] : 1);
   return true;
 }
 

@@ -343,11 +343,20 @@ static const Layout *build_slice(Reader *r, LayFields *fs) {
   return lay_slice(r->m->ctx, dim, parent);
 }
 
+/* wpc: [wm, wn], or [wb, wm, wn] for a batched mma.sync (version 2); warp
+ * counts are powers of two. */
 static const Layout *build_mma(Reader *r, LayFields *fs) {
   int version, wpc[8], instr[8], rank = 0, three = 3;
   if (!field_int(r, fs, "version", 2, 3, &version) || !field_list(r, fs, "wpc", wpc, &rank) ||
       !field_list(r, fs, "instr", instr, &three))
     return NULL;
+  bool ok = rank == 2 || (rank == 3 && version == 2);
+  for (int i = 0; ok && i < rank; i++) ok = wpc[i] >= 1 && !(wpc[i] & (wpc[i] - 1));
+  if (!ok) {
+    fail_at(r, field(r, fs, "wpc")->at, 3,
+            "layout field 'wpc' of an mma must be 2 powers of two ([wm, wn]), or 3 for version 2 ([wb, wm, wn])");
+    return NULL;
+  }
   return lay_mma(r->m->ctx, version, rank, wpc, instr);
 }
 

@@ -14,7 +14,10 @@
  * pass_wgmma_shared_layout), K-major for 8- and 32-bit types.
  *
  * MMA (version 2, m16n8k{8kw}): fp16/bf16 operands (kw 2), fp32 with tf32
- * precision (kw 1), int8 (kw 4), rank 2, M >= 16, N >= 8, K >= 8kw.  The
+ * precision (kw 1), int8 (kw 4), fp8 (kw 4, sm_89+), M a multiple of 16,
+ * N of 8, K of 8kw; rank 2, or rank 3 (batched [B, M, K] @ [B, K, N], on
+ * every target: warps go to the batch first, up to B of them, the rest
+ * split M and N as below for each batch's tile).  The
  * warps: a dot whose result feeds another dot's first operand (attention's
  * p = softmax(q k^T); o += p v), or that consumes one, takes all warps
  * along M ([num_warps, 1]) so the accumulator's fragment *is* the next
@@ -120,42 +123,58 @@ bool pass_dot_plan(IrModule *m, const Op *dot, const PassUsers *users, DotPlan *
   DType bd = dot->operands[1]->type->dtype;
   bool fp8 = (a->dtype == DT_F8E4M3 || a->dtype == DT_F8E5M2) && (bd == DT_F8E4M3 || bd == DT_F8E5M2);
   if (a->dtype != bd && !fp8) kw = 0; /* the two fp8 formats mix */
-  if (r->rank != 2 || kw == 0) return false;
-  int64_t M = r->shape[0], N = r->shape[1], K = a->shape[1];
-  if (M < 16 || N < 8 || K < 8 * kw) return false;
+  if ((r->rank != 2 && r->rank != 3) || kw == 0) return false;
+  int o = r->rank - 2; /* a batched dot's [B, M, N]: dims 1, 2 are M, N */
+  int64_t B = o ? r->shape[0] : 1, M = r->shape[o], N = r->shape[o + 1], K = a->shape[o + 1];
+  if (M < 16 || N < 8 || K < 8 * kw || M % 16 || N % 8 || K % (8 * kw)) return false;
   if (a->dtype == DT_I8 && r->dtype != DT_I32) return false;
   if (dt_is_float(a->dtype) && r->dtype != DT_F32 && !(r->dtype == DT_F16 && a->dtype == DT_F16))
     return false;
-  int nw = m->num_warps, wpc[2] = {1, 1};
+  int nw = m->num_warps, wpc[3] = {1, 1, 1}, *w2 = wpc + o;
   bool chained = feeds_dot_a(dot->results[0], users, 0) || from_dot(dot->operands[0], 0);
   /* Chained dots (attention) stay on mma.sync until their register-A
-   * wgmma path is in place. */
-  if (!chained && plan_wgmma(m, dot, kw, plan)) return true;
+   * wgmma path is in place; batched dots run on mma.sync everywhere. */
+  if (!o && !chained && plan_wgmma(m, dot, kw, plan)) return true;
   /* mma.sync takes fp8 from sm_89 on (m16n8k32, the int8 fragments) */
   if ((a->dtype == DT_F8E4M3 || a->dtype == DT_F8E5M2) && (m->capability < 89 || r->dtype != DT_F32))
     return false;
-  if (chained && M >= 16 * nw) {
-    wpc[0] = nw;
+  /* batched: warps along the batch first (independent tiles, no operand
+   * shared between them), as many as there are batches */
+  while (o && wpc[0] * 2 <= nw && wpc[0] * 2 <= B) wpc[0] *= 2;
+  int nw2 = nw / wpc[0];
+  if (chained && M >= 16 * nw2) {
+    w2[0] = nw2;
   } else {
-    while (wpc[0] * wpc[1] < nw) {
-      bool m_ok = M >= 16 * wpc[0] * 2, n_ok = N >= 8 * wpc[1] * 2;
-      if (m_ok && (M / (16 * wpc[0]) >= N / (8 * wpc[1]) || !n_ok)) wpc[0] *= 2;
-      else if (n_ok) wpc[1] *= 2;
-      else wpc[0] *= 2; /* replicate along M rather than fail */
+    while (w2[0] * w2[1] < nw2) {
+      bool m_ok = M >= 16 * w2[0] * 2, n_ok = N >= 8 * w2[1] * 2;
+      if (m_ok && (M / (16 * w2[0]) >= N / (8 * w2[1]) || !n_ok)) w2[0] *= 2;
+      else if (n_ok) w2[1] *= 2;
+      else w2[0] *= 2; /* replicate along M rather than fail */
     }
   }
   int instr[3] = {16, 8, 8 * kw};
-  plan->mma = lay_mma(m->ctx, 2, 2, wpc, instr);
+  plan->mma = lay_mma(m->ctx, 2, r->rank, wpc, instr);
   plan->kw = kw;
   return true;
 }
 
+/* The 2-D swizzled layout of an operand tile [rows, cols] whose source
+ * layout keeps order (c, r) of those two dims; a batched operand [B, ...]
+ * stacks one such tile per batch (lay_shared_ring: the batch is the
+ * slowest dim, the swizzle stays within each batch's slice). */
 const Layout *pass_dot_shared_layout(IrModule *m, const Type *t) {
-  int order[2] = {1, 0};
+  int o = t->rank == 3 ? 1 : 0, order[2] = {1, 0};
   const Layout *l = t->layout;
-  if (l && l->kind == LAY_BLOCKED && l->rank == 2) order[0] = l->order[0], order[1] = l->order[1];
+  if (l && l->kind == LAY_BLOCKED && l->rank == t->rank) {
+    /* the faster of the two matrix dims in the source's order */
+    for (int k = 0; k < l->rank; k++)
+      if (l->order[k] >= o) {
+        order[0] = l->order[k] - o, order[1] = 1 - order[0];
+        break;
+      }
+  }
   int eb = ty_elem_bytes(t);
-  int64_t inner = t->shape[order[0]];
+  int64_t inner = t->shape[o + order[0]];
   int vec = 16 / eb;
   if (vec > inner) vec = (int)inner;
   int per_phase = (int)(128 / (inner * eb));
@@ -163,7 +182,8 @@ const Layout *pass_dot_shared_layout(IrModule *m, const Type *t) {
   int max_phase = 8 / per_phase;
   if (max_phase > inner / vec) max_phase = (int)(inner / vec);
   if (max_phase < 1) max_phase = 1;
-  return lay_shared(m->ctx, 2, vec, per_phase, max_phase, order);
+  const Layout *s = lay_shared(m->ctx, 2, vec, per_phase, max_phase, order);
+  return o ? lay_shared_ring(m->ctx, s) : s;
 }
 
 const Layout *pass_wgmma_shared_layout(IrModule *m, const Type *t, int op_idx) {

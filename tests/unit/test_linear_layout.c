@@ -1,7 +1,9 @@
 /* test_linear_layout.c — the linear form of layouts (ir/linear.c) agrees with
  * the fragment rules of ir.h for blocked layouts and their slices, for every
  * thread and register; and the mma / dot-operand maps are bijections onto
- * their tiles with exactly the PTX fragment positions for lane 5 (g=1, t=1). */
+ * their tiles with exactly the PTX fragment positions for lane 5 (g=1, t=1);
+ * their batched (rank-3) forms hold each batch's 2-D fragment in one run of
+ * registers per batch, warps split over the batch above the 2-D warps. */
 #include "ir/ir.h"
 #include "tests/unit/test_util.h"
 
@@ -66,22 +68,84 @@ static void check_blocked(IrContext *c, const Layout *l, int rank, const int64_t
   }
 }
 
-/* Each element of the tile is held by exactly one (owner lane, warp, reg). */
+/* Each element of the tile (rank 2 or 3) is held by exactly one (owner
+ * lane, warp, reg). */
 static void check_bijective(const LinearLayout *ll, int nw, const char *what) {
-  int64_t M = ll->shape[0], N = ll->shape[1];
+  int r = ll->rank;
+  int64_t total = 1;
+  for (int d = 0; d < r; d++) total *= ll->shape[d];
   static int seen[1 << 16];
+  CHECK(total <= (int64_t)(sizeof seen / sizeof seen[0]), "%s: tile too large for the test", what);
+  if (total > (int64_t)(sizeof seen / sizeof seen[0])) return;
   memset(seen, 0, sizeof seen);
   for (int w = 0; w < nw; w++)
     for (int ln = 0; ln < 32; ln++) {
       if (!ll_is_owner(ll, ln, w)) continue;
       for (int i = 0; i < 1 << ll->nreg; i++) {
-        int64_t c[IR_MAX_RANK];
+        int64_t c[IR_MAX_RANK], e = 0;
+        bool in = true;
         ll_coord(ll, i, ln, w, c);
-        CHECK(c[0] < M && c[1] < N, "%s in range", what);
-        if (c[0] < M && c[1] < N) seen[c[0] * N + c[1]]++;
+        for (int d = 0; d < r; d++) in &= c[d] < ll->shape[d], e = e * ll->shape[d] + c[d];
+        CHECK(in, "%s in range", what);
+        if (in) seen[e]++;
       }
     }
-  for (int64_t e = 0; e < M * N; e++) CHECK(seen[e] == 1, "%s element %lld held %d times", what, (long long)e, seen[e]);
+  for (int64_t e = 0; e < total; e++) CHECK(seen[e] == 1, "%s element %lld held %d times", what, (long long)e, seen[e]);
+}
+
+/* A batched (rank-3) mma layout l3 over [B, X, Y] against the 2-D layout
+ * l2 of one batch's [X, Y] (same warps along the matrix dims): warp w holds,
+ * in register run rb (registers [rb * per, (rb + 1) * per)), batch
+ * (w / w2 + rb * wb) mod B, at exactly the 2-D coordinates that 2-D warp
+ * w % w2 holds in the same register of the run. */
+static void check_batched(const Layout *l3, const Layout *l2, const int64_t *sh3, int wb, int w2, const char *what) {
+  LinearLayout a, b;
+  CHECK(ll_from_layout(l3, 3, sh3, &a), "%s: rank 3", what);
+  CHECK(ll_from_layout(l2, 2, sh3 + 1, &b), "%s: rank 2", what);
+  check_bijective(&a, wb * w2, what);
+  int64_t B = sh3[0], rb_n = B / wb > 1 ? B / wb : 1;
+  CHECK((1 << a.nreg) == (1 << b.nreg) * rb_n, "%s: %d batch runs of %d registers", what, (int)rb_n, 1 << b.nreg);
+  int per = 1 << b.nreg;
+  for (int w = 0; w < wb * w2; w++)
+    for (int ln = 0; ln < 32; ln++)
+      for (int i = 0; i < 1 << a.nreg; i++) {
+        int64_t x[IR_MAX_RANK], y[IR_MAX_RANK];
+        ll_coord(&a, i, ln, w, x);
+        ll_coord(&b, i % per, ln, w % w2, y);
+        int64_t batch = (w / w2 + (int64_t)(i / per) * wb) % B;
+        CHECK(x[0] == batch && x[1] == y[0] && x[2] == y[1], "%s: warp %d lane %d reg %d at (%lld,%lld,%lld)",
+              what, w, ln, i, (long long)x[0], (long long)x[1], (long long)x[2]);
+      }
+}
+
+/* Batched mma v2 layouts [B, M, N] with warps [wb, wm, wn] and their
+ * operands, for batches fewer than, as many as and more than wb. */
+static void check_batched_mma(IrContext *c) {
+  int wpcs[][3] = {{1, 1, 1}, {2, 1, 1}, {4, 1, 1}, {8, 1, 1}, {2, 2, 1}, {2, 1, 2}, {4, 2, 1}, {1, 2, 2}, {2, 2, 2}};
+  for (size_t wi = 0; wi < sizeof wpcs / sizeof wpcs[0]; wi++)
+    for (int64_t B = 1; B <= 16; B *= 4)
+      for (int kw = 1; kw <= 4; kw *= 2) {
+        const int *w = wpcs[wi];
+        int instr[3] = {16, 8, 8 * kw};
+        const Layout *m3 = lay_mma(c, 2, 3, w, instr), *m2 = lay_mma(c, 2, 2, w + 1, instr);
+        int64_t M = 16 * w[1] * 2, N = 8 * w[2] * 2, K = 8 * kw * 2;
+        int64_t sc[3] = {B, M, N}, sa[3] = {B, M, K}, sb[3] = {B, K, N};
+        char what[96];
+        snprintf(what, sizeof what, "mma [%lld,%lld,%lld] wpc [%d,%d,%d]", (long long)B, (long long)M,
+                 (long long)N, w[0], w[1], w[2]);
+        check_batched(m3, m2, sc, w[0], w[1] * w[2], what);
+        snprintf(what, sizeof what, "A [%lld,%lld,%lld] kw %d wpc [%d,%d,%d]", (long long)B, (long long)M,
+                 (long long)K, kw, w[0], w[1], w[2]);
+        check_batched(lay_dot_operand(c, 0, m3, kw), lay_dot_operand(c, 0, m2, kw), sa, w[0], w[1] * w[2], what);
+        snprintf(what, sizeof what, "B [%lld,%lld,%lld] kw %d wpc [%d,%d,%d]", (long long)B, (long long)K,
+                 (long long)N, kw, w[0], w[1], w[2]);
+        check_batched(lay_dot_operand(c, 1, m3, kw), lay_dot_operand(c, 1, m2, kw), sb, w[0], w[1] * w[2], what);
+      }
+  /* wgmma (version 3) has no batched form */
+  int w3[3] = {1, 4, 1}, i3[3] = {64, 64, 16};
+  int64_t s3[3] = {2, 64, 64};
+  LinearLayout ll;
+  CHECK(!ll_from_layout(lay_mma(c, 3, 3, w3, i3), 3, s3, &ll), "no rank-3 wgmma layout");
 }
 
 int main(void) {
@@ -132,6 +196,7 @@ int main(void) {
       }
     }
   }
+  check_batched_mma(c);
   /* PTX fragment positions, lane 5 = (g 1, t 1), one 16x8x16 tile */
   int one[2] = {1, 1}, instr[3] = {16, 8, 16};
   const Layout *mma = lay_mma(c, 2, 2, one, instr);
