@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh [BUILD_DIR] [--quick|--smoke] [--seed N] — tlc against Triton and
+# run.sh [BUILD_DIR] [--quick|--smoke] [--tc-only] [--seed N] — tlc against Triton and
 # torch on this machine's GPU, in one command: bench/tlc_bench (tlc's
 # kernels through its runtime) then bench/peers.py (Triton kernels written
 # with the algorithms of Triton's tutorials 01 and 02, and torch), then one
@@ -16,13 +16,23 @@ if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
   build=$1
   shift
 fi
+# --tc-only: only the tensor-core half (a full run of both halves takes
+# longer than one device call allows); TC_TLC_TIMEOUT / TC_PEERS_TIMEOUT
+# (seconds, default 400 / 600) bound its two programs
+tc_only=0
+args=()
+for a in "$@"; do
+  if [ "$a" = --tc-only ]; then tc_only=1; else args+=("$a"); fi
+done
+set -- "${args[@]+"${args[@]}"}"
 out=${OUT:-/tmp/tlc-out}
 mkdir -p "$out"
 tlc_log=$out/bench-tlc.log
 peers_log=$out/bench-peers.log
 table=$out/bench-table.txt
 
-tlc_rc=0
+tlc_rc=0 peers_rc=0
+if [ "$tc_only" = 0 ]; then
 if [ -x "$build/bin/tlc_bench" ]; then
   timeout 300 "$build/bin/tlc_bench" "$@" >"$tlc_log" 2>&1 || tlc_rc=$?
 else
@@ -31,7 +41,6 @@ else
 fi
 grep -E '^(BENCH|SKIP|FATAL|SUMMARY)' "$tlc_log" || true
 
-peers_rc=0
 if command -v python3 >/dev/null; then
   timeout 300 python3 bench/peers.py "$@" >"$peers_log" 2>&1 || peers_rc=$?
 else
@@ -78,6 +87,7 @@ END {
 }' "$tlc_log" "$peers_log" >"$table"
 echo
 cat "$table"
+fi
 
 # ---- tensor cores: matmul and fused attention, in TFLOP/s ------------------------------
 tc_log=$out/bench-tc-tlc.log
@@ -85,7 +95,7 @@ tcp_log=$out/bench-tc-peers.log
 tc_table=$out/bench-tc-table.txt
 tc_rc=0
 if [ -x "$build/bin/tlc_bench_tc" ]; then
-  timeout 400 "$build/bin/tlc_bench_tc" "$@" >"$tc_log" 2>&1 || tc_rc=$?
+  timeout "${TC_TLC_TIMEOUT:-400}" "$build/bin/tlc_bench_tc" "$@" >"$tc_log" 2>&1 || tc_rc=$?
 else
   echo "run.sh: $build/bin/tlc_bench_tc is missing (build first)" | tee "$tc_log"
   tc_rc=127
@@ -93,7 +103,7 @@ fi
 grep -E '^(BENCH|SKIP|FATAL|SUMMARY)' "$tc_log" || true
 tcp_rc=0
 if command -v python3 >/dev/null; then
-  timeout 600 python3 bench/peers_tc.py "$@" >"$tcp_log" 2>&1 || tcp_rc=$?
+  timeout "${TC_PEERS_TIMEOUT:-600}" python3 bench/peers_tc.py "$@" >"$tcp_log" 2>&1 || tcp_rc=$?
 else
   tcp_rc=127
 fi
@@ -120,16 +130,16 @@ function ratio(x, y) { return (x + 0 > 0 && y + 0 > 0) ? sprintf("%.2f", x / y) 
 }
 END {
   printf "tlc vs Triton (same kernel text) vs cuBLAS / SDPA, TFLOP/s (tlc: best passing config)\n"
-  printf "%-12s %-22s %8s %-20s %8s %8s %8s %8s %10s  %s\n", "kernel", "size", "tlc", "tlc config", "Triton", "cuBLAS", "SDPA-fa", "SDPA-cd", "tlc/Triton", "check"
+  printf "%-22s %-22s %8s %-22s %8s %8s %8s %8s %10s %10s  %s\n", "kernel", "size", "tlc", "tlc config", "Triton", "cuBLAS", "SDPA-fa", "SDPA-cd", "tlc/Triton", "tlc/cuBLAS", "check"
   for (i = 1; i <= nk; i++) {
     k = order[i]; split(k, ks, " ")
     t = (k in best) ? best[k] : "-"
     chk = (k in best) ? "PASS" : "-"
     if (k in bad) chk = (k in best) ? "PASS, " bad[k] : bad[k]
     if (col(k, "status") != "-" && col(k, "status") != "PASS") chk = chk " peers:" col(k, "status")
-    printf "%-12s %-22s %8s %-20s %8s %8s %8s %8s %10s  %s\n", ks[1], ks[2], t, (k in cfg) ? cfg[k] : "-", \
+    printf "%-22s %-22s %8s %-22s %8s %8s %8s %8s %10s %10s  %s\n", ks[1], ks[2], t, (k in cfg) ? cfg[k] : "-", \
       col(k, "triton_tflops"), col(k, "cublas_tflops"), col(k, "sdpa_flash_tflops"), col(k, "sdpa_cudnn_tflops"), \
-      ratio(t, col(k, "triton_tflops")), chk
+      ratio(t, col(k, "triton_tflops")), ratio(t, col(k, "cublas_tflops")), chk
   }
   printf "tlc_bench_tc exit %s, peers_tc.py exit %s\n", tlc_rc, peers_rc
 }' "$tc_log" "$tcp_log" >"$tc_table"
