@@ -122,7 +122,6 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
     "ex_matmul_forms 333x272"        # ptr: cp.async + wgmma; block_ptr: TMA + wgmma + TMA store
     "ex_matmul_forms 100x96"         # fp8 mma.sync + cp.async
     "ex_matmul_persistent 777x528"   # persistent: rings re-made per tile
-    "ex_grouped_matmul 129x65"       # mma.sync, small blocks
     "ex_flash_003 n100d64"           # attention: chained mma.sync dots
   )
   for c in "${sanitize_cases[@]}"; do
