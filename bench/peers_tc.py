@@ -157,7 +157,7 @@ def bench_matmul(M, N, K, dev, dtype="fp16", configs=MM_CONFIGS, name=None, cubl
         err_t = rel_err(mm(), ref)
         cols["cublas_tflops"] = tflops(flops, median_ms(mm))
         ok = ok and err_t < tol
-    emit(name or f"matmul_{dtype}", f"{M}x{N}x{K}", "PASS" if ok else "FAIL", **cols)
+    emit(name or ("matmul_fp8" if fp8 else f"matmul_{dtype}"), f"{M}x{N}x{K}", "PASS" if ok else "FAIL", **cols)
 
 
 # ---- attention ----------------------------------------------------------------------
