@@ -52,11 +52,6 @@ static int sets_for(size_t set_bytes) {
   return n < 2 ? 2 : n > MAX_SETS ? MAX_SETS : (int)n;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Median event time of launches over the sets; sig[s] launches set s. */
 static double time_sets(Bench *b, tlc_kernel *k, const unsigned grid[3], const ExSig *sig, int nsets) {
   Ex *ex = &b->ex;
@@ -65,8 +60,7 @@ static double time_sets(Bench *b, tlc_kernel *k, const unsigned grid[3], const E
           "tlc_launch (warm-up)");
   ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after warm-up");
   int reps = b->reps;
-  tlc_event **ev = ex_xmalloc(sizeof *ev * 2 * (size_t)reps);
-  for (int i = 0; i < 2 * reps; i++) ex_ok(ex, tlc_event_create(ex->rt, &ev[i]), "tlc_event_create");
+  tlc_event **ev = ex_events_create(ex, reps);
   for (int i = 0; i < reps; i++) {
     const ExSig *s = &sig[i % nsets];
     ex_ok(ex, tlc_memset_d32(ex->rt, b->flush, (uint32_t)i, FLUSH_BYTES / 4), "tlc_memset_d32 (L2 flush)");
@@ -74,19 +68,7 @@ static double time_sets(Bench *b, tlc_kernel *k, const unsigned grid[3], const E
     ex_ok(ex, tlc_launch(k, grid[0], grid[1], grid[2], NULL, s->args, s->nargs), "tlc_launch (timed)");
     ex_ok(ex, tlc_event_record(ev[2 * i + 1], NULL), "tlc_event_record");
   }
-  ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after timing");
-  double *t = ex_xmalloc(sizeof *t * (size_t)reps);
-  for (int i = 0; i < reps; i++) {
-    float ms;
-    ex_ok(ex, tlc_event_elapsed_ms(ev[2 * i], ev[2 * i + 1], &ms), "tlc_event_elapsed_ms");
-    t[i] = ms * 1e3;
-  }
-  for (int i = 0; i < 2 * reps; i++) tlc_event_destroy(ev[i]);
-  qsort(t, (size_t)reps, sizeof *t, cmp_double);
-  double med = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
-  free(t);
-  free(ev);
-  return med;
+  return ex_events_median_us(ex, ev, reps);
 }
 
 /* Every set's output equals the checked one. */

@@ -73,11 +73,6 @@ static void bench_error(Bench *b, const char *name, const char *size, const char
   b->nfail++;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* One timed step: up to two launches (attention's backward is two kernels). */
 typedef struct Step {
   tlc_kernel *k[2];
@@ -99,26 +94,14 @@ static double time_step(Bench *b, const Step *s) {
   for (int i = 0; i < b->warmup; i++) launch_step(ex, s);
   ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after warm-up");
   int reps = b->reps;
-  tlc_event **ev = ex_xmalloc(sizeof *ev * 2 * (size_t)reps);
-  for (int i = 0; i < 2 * reps; i++) ex_ok(ex, tlc_event_create(ex->rt, &ev[i]), "tlc_event_create");
+  tlc_event **ev = ex_events_create(ex, reps);
   for (int i = 0; i < reps; i++) {
     ex_ok(ex, tlc_memset_d32(ex->rt, b->flush, (uint32_t)i, FLUSH_BYTES / 4), "tlc_memset_d32 (L2 flush)");
     ex_ok(ex, tlc_event_record(ev[2 * i], NULL), "tlc_event_record");
     launch_step(ex, s);
     ex_ok(ex, tlc_event_record(ev[2 * i + 1], NULL), "tlc_event_record");
   }
-  ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after timing");
-  double *t = ex_xmalloc(sizeof *t * (size_t)reps);
-  for (int i = 0; i < reps; i++) {
-    float ms;
-    ex_ok(ex, tlc_event_elapsed_ms(ev[2 * i], ev[2 * i + 1], &ms), "tlc_event_elapsed_ms");
-    t[i] = ms * 1e3;
-  }
-  for (int i = 0; i < 2 * reps; i++) tlc_event_destroy(ev[i]);
-  qsort(t, (size_t)reps, sizeof *t, cmp_double);
-  double med = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
-  free(t), free(ev);
-  return med;
+  return ex_events_median_us(ex, ev, reps);
 }
 
 /* Relative L2 error of n device elements against ref; poison or non-finite
