@@ -106,27 +106,49 @@ void cg_lower_mbar(CgCtx *cg, Op *op) {
   }
 }
 
-void cg_lower_tma_copy(CgCtx *cg, Op *op) {
+/* A bulk copy's side of op: the 2-D shared buffer (operand 1), the map
+ * (operand 0), the coordinates (operands first, first+1, innermost first,
+ * as i32) and the swizzle blocks of the buffer: W elements wide, `rows`
+ * rows.  False (reported) when the buffer is not 2-D. */
+typedef struct Bulk {
   CgBuf b;
-  if (!cg_buf(cg, op, op->operands[1], &b) || b.rdim < 0) {
-    cg_error(cg, op, "tma_copy writes a 2-D shared view");
-    return;
+  LLVMValueRef map, c[2];
+  int64_t W, rows, nblocks;
+} Bulk;
+
+static bool bulk_of(CgCtx *cg, Op *op, int first, Bulk *k) {
+  if (!cg_buf(cg, op, op->operands[1], &k->b) || k->b.rdim < 0) {
+    cg_error(cg, op, "%s needs a 2-D shared buffer", ir_op_info[op->kind].name);
+    return false;
   }
-  LLVMValueRef map = cg_get(cg, op, op->operands[0])->v[0];
+  k->map = cg_get(cg, op, op->operands[0])->v[0];
+  for (int i = 0; i < 2; i++) {
+    k->c[i] = cg_get(cg, op, op->operands[first + i])->v[0];
+    if (LLVMTypeOf(k->c[i]) != cg->t_i32) k->c[i] = LLVMBuildTrunc(cg->b, k->c[i], cg->t_i32, "");
+  }
+  int64_t inner = k->b.t->shape[k->b.cdim];
+  k->rows = k->b.t->shape[k->b.rdim];
+  k->W = k->b.S->block > 0 && k->b.S->block < inner ? k->b.S->block : inner;
+  k->nblocks = inner / k->W;
+  return true;
+}
+
+/* Shared address (i32) of swizzle block blk, and its contiguous coordinate. */
+static LLVMValueRef block_addr(CgCtx *cg, const Bulk *k, int64_t blk, LLVMValueRef *c0) {
+  LLVMValueRef off = LLVMBuildAdd(cg->b, k->b.base, cg_i32(cg, blk * k->rows * k->W * k->b.eb), "");
+  *c0 = LLVMBuildAdd(cg->b, k->c[0], cg_i32(cg, blk * k->W), "");
+  return LLVMBuildPtrToInt(cg->b, cg_smem_abs(cg, off), cg->t_i32, "");
+}
+
+void cg_lower_tma_copy(CgCtx *cg, Op *op) {
+  Bulk k;
+  if (!bulk_of(cg, op, 5, &k)) return;
   LLVMValueRef bar = bar_addr(cg, op, op->operands[2], op->operands[3]);
   LLVMValueRef pred = as_i1(cg, cg_get(cg, op, op->operands[4])->v[0]);
-  LLVMValueRef c[2];
-  for (int k = 0; k < 2; k++) {
-    c[k] = cg_get(cg, op, op->operands[5 + k])->v[0];
-    if (LLVMTypeOf(c[k]) != cg->t_i32) c[k] = LLVMBuildTrunc(cg->b, c[k], cg->t_i32, "");
-  }
-  int64_t inner = b.t->shape[b.cdim], rows = b.t->shape[b.rdim];
-  int64_t W = b.S->block > 0 && b.S->block < inner ? b.S->block : inner;
   LLVMBasicBlockRef cont = begin_thread0(cg, pred);
-  for (int64_t blk = 0; blk < inner / W; blk++) {
-    LLVMValueRef off = LLVMBuildAdd(cg->b, b.base, cg_i32(cg, blk * rows * W * b.eb), "");
-    LLVMValueRef args[5] = {LLVMBuildPtrToInt(cg->b, cg_smem_abs(cg, off), cg->t_i32, ""), map,
-                            LLVMBuildAdd(cg->b, c[0], cg_i32(cg, blk * W), ""), c[1], bar};
+  for (int64_t blk = 0; blk < k.nblocks; blk++) {
+    LLVMValueRef c0, dst = block_addr(cg, &k, blk, &c0);
+    LLVMValueRef args[5] = {dst, k.map, c0, k.c[1], bar};
     cg_asm(cg, cg->t_void,
            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
            "[$0], [$1, {$2, $3}], [$4];",
@@ -136,24 +158,12 @@ void cg_lower_tma_copy(CgCtx *cg, Op *op) {
 }
 
 void cg_lower_tma_store(CgCtx *cg, Op *op) {
-  CgBuf b;
-  if (!cg_buf(cg, op, op->operands[1], &b) || b.rdim < 0) {
-    cg_error(cg, op, "tma_store reads a 2-D shared buffer");
-    return;
-  }
-  LLVMValueRef map = cg_get(cg, op, op->operands[0])->v[0];
-  LLVMValueRef c[2];
-  for (int k = 0; k < 2; k++) {
-    c[k] = cg_get(cg, op, op->operands[2 + k])->v[0];
-    if (LLVMTypeOf(c[k]) != cg->t_i32) c[k] = LLVMBuildTrunc(cg->b, c[k], cg->t_i32, "");
-  }
-  int64_t inner = b.t->shape[b.cdim], rows = b.t->shape[b.rdim];
-  int64_t W = b.S->block > 0 && b.S->block < inner ? b.S->block : inner;
+  Bulk k;
+  if (!bulk_of(cg, op, 2, &k)) return;
   LLVMBasicBlockRef cont = begin_thread0(cg, NULL);
-  for (int64_t blk = 0; blk < inner / W; blk++) {
-    LLVMValueRef off = LLVMBuildAdd(cg->b, b.base, cg_i32(cg, blk * rows * W * b.eb), "");
-    LLVMValueRef args[4] = {map, LLVMBuildAdd(cg->b, c[0], cg_i32(cg, blk * W), ""), c[1],
-                            LLVMBuildPtrToInt(cg->b, cg_smem_abs(cg, off), cg->t_i32, "")};
+  for (int64_t blk = 0; blk < k.nblocks; blk++) {
+    LLVMValueRef c0, src = block_addr(cg, &k, blk, &c0);
+    LLVMValueRef args[4] = {k.map, c0, k.c[1], src};
     cg_asm(cg, cg->t_void, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
            "l,r,r,r,~{memory}", args, 4, true);
   }
