@@ -52,6 +52,20 @@ static void check_layout_eq(Verifier *v, const Op *op, const Value *a, const Val
   if (a->type->layout != b->type->layout) fail(v, op, "operands/results of one op have different layouts");
 }
 
+/* A bulk tensor copy (tma_copy, tma_store): operand 0 the hidden tensor
+ * map, operand 1 the shared buffer, one scalar integer coordinate per dim
+ * from operand `first` on (and every operand from 3 on an integer scalar). */
+static void check_bulk(Verifier *v, const Op *op, int first) {
+  Value *const *o = op->operands;
+  const char *name = ir_op_info[op->kind].name;
+  const Type *bt = o[1]->type;
+  if (!ty_is_ptr(o[0]->type) || o[0]->type->rank) fail(v, op, "%s's map is a hidden tensor-map parameter", name);
+  if (v->layouts && (!bt->layout || bt->layout->kind != LAY_SHARED)) fail(v, op, "%s needs a shared buffer", name);
+  if (op->noperands - first != bt->rank) fail(v, op, "%s needs one coordinate per dim (%d)", name, bt->rank);
+  for (int i = first < 3 ? first : 3; i < op->noperands; i++)
+    if (o[i]->type->rank || !dt_is_int(o[i]->type->dtype)) fail(v, op, "operand %d must be a scalar integer", i);
+}
+
 static void check_types(Verifier *v, const Op *op) {
   const OpInfo *info = &ir_op_info[op->kind];
   Value *const *o = op->operands;
@@ -185,26 +199,14 @@ static void check_types(Verifier *v, const Op *op) {
       if (o[i]->type->rank || !dt_is_int(o[i]->type->dtype)) fail(v, op, "operand %d must be a scalar integer", i);
     break;
   }
-  case OP_TMA_COPY: {
+  case OP_TMA_COPY:
     if (op->noperands < 6) { fail(v, op, "tma_copy takes a map, a view, barriers, a slot, a predicate and coordinates"); break; }
-    const Type *dt = o[1]->type;
-    if (!ty_is_ptr(o[0]->type) || o[0]->type->rank) fail(v, op, "tma_copy's map is a hidden tensor-map parameter");
-    if (v->layouts && (!dt->layout || dt->layout->kind != LAY_SHARED)) fail(v, op, "tma_copy writes a shared view");
-    if (op->noperands - 5 != dt->rank) fail(v, op, "tma_copy needs one coordinate per dim (%d)", dt->rank);
-    for (int i = 3; i < op->noperands; i++)
-      if (o[i]->type->rank || !dt_is_int(o[i]->type->dtype)) fail(v, op, "operand %d must be a scalar integer", i);
+    check_bulk(v, op, 5);
     break;
-  }
-  case OP_TMA_STORE: {
+  case OP_TMA_STORE:
     if (op->noperands < 3) { fail(v, op, "tma_store takes a map, a buffer and coordinates"); break; }
-    const Type *bt = o[1]->type;
-    if (!ty_is_ptr(o[0]->type) || o[0]->type->rank) fail(v, op, "tma_store's map is a hidden tensor-map parameter");
-    if (v->layouts && (!bt->layout || bt->layout->kind != LAY_SHARED)) fail(v, op, "tma_store reads a shared buffer");
-    if (op->noperands - 2 != bt->rank) fail(v, op, "tma_store needs one coordinate per dim (%d)", bt->rank);
-    for (int i = 2; i < op->noperands; i++)
-      if (o[i]->type->rank || !dt_is_int(o[i]->type->dtype)) fail(v, op, "operand %d must be a scalar integer", i);
+    check_bulk(v, op, 2);
     break;
-  }
   case OP_DOT_WAIT:
     if (op->nresults != op->noperands) { fail(v, op, "dot_wait returns its operands"); break; }
     for (int i = 0; i < op->noperands; i++)
