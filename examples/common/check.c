@@ -200,7 +200,7 @@ void ex_sig_arg(ExSig *s, const char *entry, tlc_arg a) {
 
 /* ---- checking ------------------------------------------------------------------- */
 
-size_t ex_elem_size(ExElem e) { return e == EX_F32 ? 4 : e == EX_F8E4M3 || e == EX_F8E5M2 ? 1 : 2; }
+size_t ex_elem_size(ExElem e) { return e == EX_F32 ? 4 : e == EX_F8E4M3 || e == EX_F8E5M2 || e == EX_I8 ? 1 : 2; }
 
 uint16_t ex_f32_to_bf16(float f) {
   uint32_t b;
@@ -218,6 +218,10 @@ float ex_bf16_to_f32(uint16_t h) {
 }
 
 double ex_elem_value(const void *out, ExElem elem, size_t i, bool *poison) {
+  if (elem == EX_I8) { /* an input type: no byte is left out for poison */
+    *poison = false;
+    return ((const int8_t *)out)[i];
+  }
   if (elem == EX_F8E4M3 || elem == EX_F8E5M2) {
     uint8_t b = ((const uint8_t *)out)[i];
     *poison = b == 0xFFu;
@@ -246,6 +250,7 @@ bool ex_elem_bits_equal(const void *out, ExElem elem, size_t i, double ref) {
   if (elem == EX_BF16) return ((const uint16_t *)out)[i] == ex_f32_to_bf16((float)ref);
   if (elem == EX_F8E4M3 || elem == EX_F8E5M2)
     return ((const uint8_t *)out)[i] == ex_f32_to_f8((float)ref, elem == EX_F8E5M2);
+  if (elem == EX_I8) return ((const int8_t *)out)[i] == (int8_t)ref;
   float r = (float)ref, o;
   memcpy(&o, (const char *)out + 4 * i, 4);
   return memcmp(&r, &o, 4) == 0;

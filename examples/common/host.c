@@ -412,6 +412,7 @@ ExElem ex_elem_of(const char *dtype) {
          : !strcmp(dtype, "bf16")    ? EX_BF16
          : !strcmp(dtype, "fp8e4nv") ? EX_F8E4M3
          : !strcmp(dtype, "fp8e5")   ? EX_F8E5M2
+         : !strcmp(dtype, "i8")      ? EX_I8
                                      : EX_F32;
 }
 
@@ -424,6 +425,12 @@ tlc_devptr ex_upload_random(Ex *ex, ExElem e, size_t n, double lo, double hi, do
   } else if (e == EX_BF16) {
     ex_fill_bf16(&ex->rng, h, n, lo, hi);
     for (size_t i = 0; i < n; i++) vals[i] = ex_bf16_to_f32(((uint16_t *)h)[i]);
+  } else if (e == EX_I8) {
+    for (size_t i = 0; i < n; i++) {
+      double x = floor(ex_rng_uniform(&ex->rng, lo, hi + 1)); /* integers lo .. hi */
+      ((int8_t *)h)[i] = (int8_t)(x > hi ? hi : x);
+      vals[i] = ((int8_t *)h)[i];
+    }
   } else if (e == EX_F8E4M3 || e == EX_F8E5M2) {
     ex_fill_f8(&ex->rng, h, n, lo, hi, e == EX_F8E5M2);
     for (size_t i = 0; i < n; i++) vals[i] = ex_f8_to_f32(((uint8_t *)h)[i], e == EX_F8E5M2);

@@ -142,14 +142,18 @@ double ex_events_median_us(Ex *ex, tlc_event **ev, int reps);
 
 /* ---- checking -------------------------------------------------------------- */
 
-typedef enum ExElem { EX_F32, EX_F16, EX_BF16, EX_F8E4M3, EX_F8E5M2 } ExElem;
+/* EX_I8 is an input type only: random integers uniform in [lo, hi]; an
+ * int8 output's poison byte would be the value -1 (store int results as
+ * fp32 to check them) */
+typedef enum ExElem { EX_F32, EX_F16, EX_BF16, EX_F8E4M3, EX_F8E5M2, EX_I8 } ExElem;
 
 size_t ex_elem_size(ExElem e);
 /* "fp16" -> EX_F16, "bf16" -> EX_BF16, "fp8e4nv" -> EX_F8E4M3, "fp8e5" ->
- * EX_F8E5M2, anything else EX_F32 */
+ * EX_F8E5M2, "i8" -> EX_I8, anything else EX_F32 */
 ExElem ex_elem_of(const char *dtype);
-/* n random values uniform in [lo, hi) rounded to `e`, uploaded to a new
- * device buffer (returned); vals[i] gets the exact value the device holds. */
+/* n random values uniform in [lo, hi) rounded to `e` (EX_I8: integers
+ * uniform in lo .. hi), uploaded to a new device buffer (returned); vals[i]
+ * gets the exact value the device holds. */
 tlc_devptr ex_upload_random(Ex *ex, ExElem e, size_t n, double lo, double hi, double *vals);
 
 typedef struct ExCheck {
