@@ -302,6 +302,26 @@ static bool result_line(Ex *ex, const char *label, const char *size, const ExChe
  * (a fault) ends the program. */
 static bool launch_recoverable(tlc_status st) { return st == TLC_ERR_ARGS || st == TLC_ERR_LAUNCH; }
 
+void ex_gemm_inputs(Ex *ex, ExElem e, int64_t m, int64_t n, int64_t k, bool b_kmajor, double lo, double hi,
+                    ExGemm *g) {
+  g->m = m, g->n = n, g->k = k;
+  g->a = ex_xmalloc(sizeof(double) * (size_t)(m * k));
+  g->b = ex_xmalloc(sizeof(double) * (size_t)(k * n));
+  g->ref = ex_xmalloc(sizeof(double) * (size_t)(m * n));
+  double *stored = ex_xmalloc(sizeof(double) * (size_t)(k * n));
+  g->da = ex_upload_random(ex, e, (size_t)(m * k), lo, hi, g->a);
+  g->db = ex_upload_random(ex, e, (size_t)(k * n), lo, hi, stored);
+  for (int64_t i = 0; i < k; i++)
+    for (int64_t j = 0; j < n; j++) g->b[i * n + j] = b_kmajor ? stored[j * k + i] : stored[i * n + j];
+  free(stored);
+}
+
+void ex_gemm_free(Ex *ex, ExGemm *g) {
+  ex_free(ex, g->da), ex_free(ex, g->db);
+  free(g->a), free(g->b), free(g->ref);
+  memset(g, 0, sizeof *g);
+}
+
 bool ex_selected(const Ex *ex, const char *label, const char *size) {
   return !ex->only || strstr(label, ex->only) || strstr(size, ex->only);
 }

@@ -156,6 +156,22 @@ ExElem ex_elem_of(const char *dtype);
  * gets the exact value the device holds. */
 tlc_devptr ex_upload_random(Ex *ex, ExElem e, size_t n, double lo, double hi, double *vals);
 
+/* The inputs of a matmul case: A (m x k) and B (k x n) drawn by
+ * ex_upload_random in [lo, hi) as type e and uploaded, B stored N-major
+ * (k x n row-major) or K-major (n x k row-major: b_kmajor).  a and b hold
+ * the exact values as dense row-major m x k and k x n doubles whatever B's
+ * storage, for the reference; ref is an m x n array left for the caller
+ * (ref_matmul(g.a, g.b, m, n, k, g.ref), or its own).  ex_gemm_free frees
+ * all of it. */
+typedef struct ExGemm {
+  int64_t m, n, k;
+  double *a, *b, *ref;
+  tlc_devptr da, db;
+} ExGemm;
+void ex_gemm_inputs(Ex *ex, ExElem e, int64_t m, int64_t n, int64_t k, bool b_kmajor, double lo, double hi,
+                    ExGemm *g);
+void ex_gemm_free(Ex *ex, ExGemm *g);
+
 typedef struct ExCheck {
   double rel_err;       /* ||out - ref||_2 / ||ref||_2 over written, finite elements */
   double max_abs;       /* max |out - ref| over the same */

@@ -64,14 +64,10 @@ static void run(Ex *ex, const Case *g) {
   bool fp8 = e == EX_F8E4M3 || e == EX_F8E5M2;
   const char *cdt = fp8 ? "fp16" : g->dtype;
   ExElem ce = ex_elem_of(cdt);
-  double *a = ex_xmalloc(sizeof(double) * (size_t)(m * k)), *bs = ex_xmalloc(sizeof(double) * (size_t)(k * n));
-  double *b = ex_xmalloc(sizeof(double) * (size_t)(k * n)), *ref = ex_xmalloc(sizeof(double) * (size_t)(m * n));
-  tlc_devptr da = ex_upload_random(ex, e, (size_t)(m * k), -1, 1, a);
-  tlc_devptr db = ex_upload_random(ex, e, (size_t)(k * n), -1, 1, bs);
-  /* b: B as K x N row-major for the reference, whatever the stored order */
-  for (int64_t i = 0; i < k; i++)
-    for (int64_t j = 0; j < n; j++) b[i * n + j] = g->b_kmajor ? bs[j * k + i] : bs[i * n + j];
-  ref_matmul(a, b, m, n, k, ref);
+  ExGemm in;
+  ex_gemm_inputs(ex, e, m, n, k, g->b_kmajor, -1, 1, &in);
+  ref_matmul(in.a, in.b, m, n, k, in.ref);
+  tlc_devptr da = in.da, db = in.db;
   ExOut dc = ex_out_alloc(ex, (size_t)(m * n) * ex_elem_size(ce));
 
   ExSig sig;
@@ -108,13 +104,12 @@ static void run(Ex *ex, const Case *g) {
       .label = label, .size = size, .tile = TILE[g->form], .kernel = KERNEL[g->form],
       .opt = &opt, .sig = &sig,
       .grid = {(unsigned)ex_cdiv(m, g->bm), (unsigned)ex_cdiv(n, g->bn), 1},
-      .out = dc.p, .out_elems = (size_t)(m * n), .elem = ce, .ref = ref, .tol = tol,
+      .out = dc.p, .out_elems = (size_t)(m * n), .elem = ce, .ref = in.ref, .tol = tol,
       .bytes = (double)(m * k + k * n) * (double)ex_elem_size(e) + (double)(m * n) * (double)ex_elem_size(ce),
   };
   ex_run_case(ex, &c, &dc);
   ex_out_free(ex, &dc);
-  ex_free(ex, da), ex_free(ex, db);
-  free(a), free(b), free(bs), free(ref);
+  ex_gemm_free(ex, &in);
 }
 
 int main(int argc, char **argv) {

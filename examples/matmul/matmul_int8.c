@@ -20,19 +20,15 @@ typedef struct Case {
 
 static void run(Ex *ex, const Case *g) {
   int64_t m = g->m, n = g->n, k = g->k;
-  double *a = ex_xmalloc(sizeof(double) * (size_t)(m * k)), *bs = ex_xmalloc(sizeof(double) * (size_t)(k * n));
-  double *b = ex_xmalloc(sizeof(double) * (size_t)(k * n)), *ref = ex_xmalloc(sizeof(double) * (size_t)(m * n));
-  tlc_devptr da = ex_upload_random(ex, EX_I8, (size_t)(m * k), -8, 7, a);
-  tlc_devptr db = ex_upload_random(ex, EX_I8, (size_t)(k * n), -8, 7, bs);
-  for (int64_t i = 0; i < k; i++)
-    for (int64_t j = 0; j < n; j++) b[i * n + j] = g->b_kmajor ? bs[j * k + i] : bs[i * n + j];
-  ref_matmul(a, b, m, n, k, ref);
+  ExGemm in;
+  ex_gemm_inputs(ex, EX_I8, m, n, k, g->b_kmajor, -8, 7, &in);
+  ref_matmul(in.a, in.b, m, n, k, in.ref);
   ExOut dc = ex_out_alloc(ex, (size_t)(m * n) * 4);
 
   /* (a, b, c, M, N, K, stride_am, stride_bk, stride_bn, stride_cm, BLOCK_M, BLOCK_N, BLOCK_K) */
   ExSig sig;
   ex_sig_init(&sig);
-  ex_sig_ptr(&sig, "i8", da), ex_sig_ptr(&sig, "i8", db), ex_sig_ptr(&sig, "fp32", dc.p);
+  ex_sig_ptr(&sig, "i8", in.da), ex_sig_ptr(&sig, "i8", in.db), ex_sig_ptr(&sig, "fp32", dc.p);
   ex_sig_int(&sig, m), ex_sig_int(&sig, n), ex_sig_int(&sig, k), ex_sig_int(&sig, k);
   if (g->b_kmajor) ex_sig_int(&sig, 1), ex_sig_int(&sig, k);
   else ex_sig_int(&sig, n), ex_sig_int(&sig, 1);
@@ -47,13 +43,12 @@ static void run(Ex *ex, const Case *g) {
       .label = "matmul_int8", .size = size, .tile = "matmul/matmul_int8.tile", .kernel = "matmul_int8_kernel",
       .opt = &opt, .sig = &sig,
       .grid = {(unsigned)ex_cdiv(m, g->bm), (unsigned)ex_cdiv(n, g->bn), 1},
-      .out = dc.p, .out_elems = (size_t)(m * n), .elem = EX_F32, .ref = ref, .exact = true,
+      .out = dc.p, .out_elems = (size_t)(m * n), .elem = EX_F32, .ref = in.ref, .exact = true,
       .bytes = (double)(m * k + k * n) + 4.0 * (double)(m * n),
   };
   ex_run_case(ex, &c, &dc);
   ex_out_free(ex, &dc);
-  ex_free(ex, da), ex_free(ex, db);
-  free(a), free(b), free(bs), free(ref);
+  ex_gemm_free(ex, &in);
 }
 
 int main(int argc, char **argv) {

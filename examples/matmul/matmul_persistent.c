@@ -23,17 +23,15 @@ typedef struct Case {
 static void run(Ex *ex, const Case *g) {
   int64_t m = g->m, n = g->n, k = g->k;
   ExElem e = ex_elem_of(g->dtype);
-  double *a = ex_xmalloc(sizeof(double) * (size_t)(m * k)), *b = ex_xmalloc(sizeof(double) * (size_t)(k * n));
-  double *ref = ex_xmalloc(sizeof(double) * (size_t)(m * n));
-  tlc_devptr da = ex_upload_random(ex, e, (size_t)(m * k), -1, 1, a);
-  tlc_devptr db = ex_upload_random(ex, e, (size_t)(k * n), -1, 1, b);
-  ref_matmul(a, b, m, n, k, ref);
+  ExGemm in;
+  ex_gemm_inputs(ex, e, m, n, k, false, -1, 1, &in);
+  ref_matmul(in.a, in.b, m, n, k, in.ref);
   ExOut dc = ex_out_alloc(ex, (size_t)(m * n) * ex_elem_size(e));
   int sms = g->sms ? g->sms : tlc_device_sm_count(ex->rt);
 
   ExSig sig;
   ex_sig_init(&sig);
-  ex_sig_ptr(&sig, g->dtype, da), ex_sig_ptr(&sig, g->dtype, db), ex_sig_ptr(&sig, g->dtype, dc.p);
+  ex_sig_ptr(&sig, g->dtype, in.da), ex_sig_ptr(&sig, g->dtype, in.db), ex_sig_ptr(&sig, g->dtype, dc.p);
   ex_sig_int(&sig, m), ex_sig_int(&sig, n), ex_sig_int(&sig, k);
   ex_sig_int(&sig, k), ex_sig_int(&sig, 1), ex_sig_int(&sig, n), ex_sig_int(&sig, 1);
   ex_sig_int(&sig, n), ex_sig_int(&sig, 1);
@@ -50,13 +48,12 @@ static void run(Ex *ex, const Case *g) {
       .label = label, .size = size, .tile = "matmul/matmul_persistent.tile", .kernel = "matmul_persistent_kernel",
       .opt = &opt, .sig = &sig,
       .grid = {(unsigned)(tiles < sms ? tiles : sms), 1, 1},
-      .out = dc.p, .out_elems = (size_t)(m * n), .elem = e, .ref = ref, .tol = e == EX_BF16 ? 1e-2 : 2e-3,
+      .out = dc.p, .out_elems = (size_t)(m * n), .elem = e, .ref = in.ref, .tol = e == EX_BF16 ? 1e-2 : 2e-3,
       .bytes = (double)(m * k + k * n + m * n) * (double)ex_elem_size(e),
   };
   ex_run_case(ex, &c, &dc);
   ex_out_free(ex, &dc);
-  ex_free(ex, da), ex_free(ex, db);
-  free(a), free(b), free(ref);
+  ex_gemm_free(ex, &in);
 }
 
 int main(int argc, char **argv) {

@@ -25,21 +25,20 @@ static double round_to(ExElem e, double x) {
 static void run(Ex *ex, const Case *g) {
   int64_t m = g->m, n = g->n, k = g->k;
   ExElem e = ex_elem_of(g->dtype);
-  double *a = ex_xmalloc(sizeof(double) * (size_t)(m * k)), *b = ex_xmalloc(sizeof(double) * (size_t)(k * n));
-  double *s = ex_xmalloc(sizeof(double) * (size_t)k), *ref = ex_xmalloc(sizeof(double) * (size_t)(m * n));
-  tlc_devptr da = ex_upload_random(ex, e, (size_t)(m * k), -1, 1, a);
+  ExGemm in;
+  ex_gemm_inputs(ex, e, m, n, k, false, -1, 1, &in);
+  double *s = ex_xmalloc(sizeof(double) * (size_t)k);
   tlc_devptr ds = ex_upload_random(ex, e, (size_t)k, 0.5, 2, s);
-  tlc_devptr db = ex_upload_random(ex, e, (size_t)(k * n), -1, 1, b);
   /* the kernel multiplies in fp32 (the product of two 16-bit values) and
    * rounds to the input type before the dot */
   for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < k; j++) a[i * k + j] = round_to(e, (double)(float)(a[i * k + j] * s[j]));
-  ref_matmul(a, b, m, n, k, ref);
+    for (int64_t j = 0; j < k; j++) in.a[i * k + j] = round_to(e, (double)(float)(in.a[i * k + j] * s[j]));
+  ref_matmul(in.a, in.b, m, n, k, in.ref);
   ExOut dc = ex_out_alloc(ex, (size_t)(m * n) * ex_elem_size(e));
 
   ExSig sig;
   ex_sig_init(&sig);
-  ex_sig_ptr(&sig, g->dtype, da), ex_sig_ptr(&sig, g->dtype, ds), ex_sig_ptr(&sig, g->dtype, db);
+  ex_sig_ptr(&sig, g->dtype, in.da), ex_sig_ptr(&sig, g->dtype, ds), ex_sig_ptr(&sig, g->dtype, in.db);
   ex_sig_ptr(&sig, g->dtype, dc.p);
   ex_sig_int(&sig, m), ex_sig_int(&sig, n), ex_sig_int(&sig, k);
   ex_sig_int(&sig, k), ex_sig_int(&sig, n), ex_sig_int(&sig, n);
@@ -54,13 +53,14 @@ static void run(Ex *ex, const Case *g) {
       .label = label, .size = size, .tile = "matmul/matmul_scaled.tile", .kernel = "matmul_scaled_kernel",
       .opt = &opt, .sig = &sig,
       .grid = {(unsigned)ex_cdiv(m, g->bm), (unsigned)ex_cdiv(n, g->bn), 1},
-      .out = dc.p, .out_elems = (size_t)(m * n), .elem = e, .ref = ref, .tol = e == EX_BF16 ? 1e-2 : 2e-3,
+      .out = dc.p, .out_elems = (size_t)(m * n), .elem = e, .ref = in.ref, .tol = e == EX_BF16 ? 1e-2 : 2e-3,
       .bytes = (double)(m * k + k + k * n + m * n) * (double)ex_elem_size(e),
   };
   ex_run_case(ex, &c, &dc);
   ex_out_free(ex, &dc);
-  ex_free(ex, da), ex_free(ex, ds), ex_free(ex, db);
-  free(a), free(b), free(s), free(ref);
+  ex_free(ex, ds);
+  free(s);
+  ex_gemm_free(ex, &in);
 }
 
 int main(int argc, char **argv) {
