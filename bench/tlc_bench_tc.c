@@ -168,6 +168,26 @@ static tlc_kernel *load_variant(Ex *ex, const PtxVariant *v, ExSig *sig) {
   return k;
 }
 
+/* Run step s once on a poisoned C (c: its host copy, elements of type e)
+ * and compare rows[0..nrows) of it with ref (nrows x N): the relative L2
+ * error, infinity when an element is unwritten or not finite. */
+static double checked_run(Ex *ex, const Step *s, ExOut *dc, void *c, ExElem e, const int64_t *rows, int nrows,
+                          int64_t N, const double *ref) {
+  ex_poison(ex, dc);
+  launch_step(ex, s);
+  ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
+  ex_download(ex, c, dc->p, dc->bytes);
+  double num = 0, den = 0;
+  for (int r = 0; r < nrows; r++)
+    for (int64_t j = 0; j < N; j++) {
+      bool poison;
+      double v = ex_elem_value(c, e, (size_t)(rows[r] * N + j), &poison), w = ref[(size_t)r * N + j];
+      if (poison || !isfinite(v)) return INFINITY;
+      num += (v - w) * (v - w), den += w * w;
+    }
+  return sqrt(num / den);
+}
+
 /* The signature of a matmul row's kernel for config g (the persistent rows
  * take the SM count as NUM_SMS); the tile file and kernel in *tile, *kernel. */
 static void mm_signature(ExSig *sig, const char *name, const char *dt, tlc_devptr da, tlc_devptr db, tlc_devptr dc,
@@ -252,20 +272,7 @@ static void bench_matmul(Bench *b, const char *name, const char *dt, int64_t M, 
     }
     unsigned grid = persistent && tiles > (unsigned)sms ? (unsigned)sms : tiles;
     Step s = {.k = {k}, .grid = {{grid, 1, 1}}, .sig = {&sig}, .n = 1};
-    ex_poison(ex, &dc);
-    launch_step(ex, &s);
-    ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
-    ex_download(ex, c, dc.p, dc.bytes);
-    double num = 0, den = 0;
-    bool bad = false;
-    for (int r = 0; r < ROWS; r++)
-      for (int64_t j = 0; j < N; j++) {
-        bool poison;
-        double v = ex_elem_value(c, ce, (size_t)(rows[r] * N + j), &poison), w = ref[(size_t)r * N + j];
-        if (poison || !isfinite(v)) bad = true;
-        num += (v - w) * (v - w), den += w * w;
-      }
-    double rel = bad ? INFINITY : sqrt(num / den);
+    double rel = checked_run(ex, &s, &dc, c, ce, rows, ROWS, N, ref);
     double t = time_step(b, &s);
     bench_line(b, name, size, config, flops, t, rel, rel < (ce == EX_BF16 ? 1e-2 : 2e-3));
     /* the PTX variants, after the first config, with its arguments */
@@ -280,19 +287,7 @@ static void bench_matmul(Bench *b, const char *name, const char *dt, int64_t M, 
         continue;
       }
       Step vstep = {.k = {vk}, .grid = {{(unsigned)(ex_cdiv(M, pv->bm) * ex_cdiv(N, pv->bn)), 1, 1}}, .sig = {&vs}, .n = 1};
-      ex_poison(ex, &dc);
-      launch_step(ex, &vstep);
-      ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
-      ex_download(ex, c, dc.p, dc.bytes);
-      num = den = 0, bad = false;
-      for (int r = 0; r < ROWS; r++)
-        for (int64_t j = 0; j < N; j++) {
-          bool poison;
-          double x = ex_elem_value(c, e, (size_t)(rows[r] * N + j), &poison), w = ref[(size_t)r * N + j];
-          if (poison || !isfinite(x)) bad = true;
-          num += (x - w) * (x - w), den += w * w;
-        }
-      rel = bad ? INFINITY : sqrt(num / den);
+      rel = checked_run(ex, &vstep, &dc, c, e, rows, ROWS, N, ref);
       bench_line(b, name, size, config, flops, time_step(b, &vstep), rel, rel < 2e-3);
     }
   }

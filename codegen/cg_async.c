@@ -44,13 +44,7 @@ void cg_lower_async_copy(CgCtx *cg, Op *op) {
   CgVal *pv = cg_get(cg, op, ptr);
   CgVal *mv = mask ? cg_get(cg, op, mask) : NULL;
   LLVMValueRef own = cg_owner(cg, pt);
-  LLVMBasicBlockRef cont = NULL;
-  if (own) {
-    LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "copy.issue");
-    cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "copy.cont");
-    LLVMBuildCondBr(cg->b, own, w, cont);
-    LLVMPositionBuilderAtEnd(cg->b, w);
-  }
+  LLVMBasicBlockRef cont = cg_begin_guard(cg, own);
   /* inline PTX: LLVM 19 cannot select the .s intrinsics with 32-bit
    * shared pointers (-nvptx-short-ptr) */
   int bytes = g * eb;
@@ -74,10 +68,7 @@ void cg_lower_async_copy(CgCtx *cg, Op *op) {
     args[3 * k + 2] = size;
   }
   for (int k = 0; k < n; k++) cg_asm(cg, cg->t_void, text, "r,l,r,~{memory}", args + 3 * k, 3, true);
-  if (cont) {
-    LLVMBuildBr(cg->b, cont);
-    LLVMPositionBuilderAtEnd(cg->b, cont);
-  }
+  cg_end_guard(cg, cont);
 }
 
 void cg_lower_async_commit(CgCtx *cg, Op *op) {

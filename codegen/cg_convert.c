@@ -102,18 +102,7 @@ static void smem_store(CgCtx *cg, const Scratch *s, LLVMValueRef lin, LLVMValueR
     LLVMSetAlignment(st, (unsigned)s->eb);
     return;
   }
-  int wbits, nw;
-  LLVMValueRef words[4];
-  cg_words_for(s->d, vec, &wbits, &nw);
-  cg_pack_words(cg, s->d, el, vec, wbits, nw, words);
-  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
-  LLVMValueRef v = words[0];
-  if (nw > 1) {
-    v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)nw));
-    for (int k = 0; k < nw; k++) v = LLVMBuildInsertElement(cg->b, v, words[k], cg_i32(cg, k), "");
-  }
-  LLVMValueRef st = LLVMBuildStore(cg->b, v, ptr);
-  LLVMSetAlignment(st, (unsigned)(vec * s->eb));
+  cg_store_group(cg, s->d, ptr, el, vec);
 }
 
 static void smem_load(CgCtx *cg, const Scratch *s, LLVMValueRef lin, int vec, LLVMValueRef *out) {
@@ -124,34 +113,7 @@ static void smem_load(CgCtx *cg, const Scratch *s, LLVMValueRef lin, int vec, LL
     out[0] = cg_from_mem(cg, s->d, ld);
     return;
   }
-  int wbits, nw;
-  LLVMValueRef words[4];
-  cg_words_for(s->d, vec, &wbits, &nw);
-  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
-  LLVMTypeRef lt = nw == 1 ? wt : LLVMVectorType(wt, (unsigned)nw);
-  LLVMValueRef ld = LLVMBuildLoad2(cg->b, lt, ptr, "");
-  LLVMSetAlignment(ld, (unsigned)(vec * s->eb));
-  if (nw == 1) words[0] = ld;
-  else
-    for (int k = 0; k < nw; k++) words[k] = LLVMBuildExtractElement(cg->b, ld, cg_i32(cg, k), "");
-  cg_unpack_words(cg, s->d, words, vec, wbits, nw, out);
-}
-
-/* Run `wpred ? (stores) : nothing`: returns the continuation block to
- * position at after the stores (NULL when there is no predicate). */
-static LLVMBasicBlockRef begin_guard(CgCtx *cg, LLVMValueRef wpred) {
-  if (!wpred) return NULL;
-  LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "smem.write");
-  LLVMBasicBlockRef c = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "smem.cont");
-  LLVMBuildCondBr(cg->b, wpred, w, c);
-  LLVMPositionBuilderAtEnd(cg->b, w);
-  return c;
-}
-
-static void end_guard(CgCtx *cg, LLVMBasicBlockRef c) {
-  if (!c) return;
-  LLVMBuildBr(cg->b, c);
-  LLVMPositionBuilderAtEnd(cg->b, c);
+  cg_load_group(cg, s->d, ptr, vec, out);
 }
 
 void cg_smem_exchange(CgCtx *cg, const Op *op, const Type *st, const CgVal *src,
@@ -164,9 +126,9 @@ void cg_smem_exchange(CgCtx *cg, const Op *op, const Type *st, const CgVal *src,
       return;
     }
     cg_smem_request(cg, op, s.eb);
-    LLVMBasicBlockRef c = begin_guard(cg, wpred);
+    LLVMBasicBlockRef c = cg_begin_guard(cg, wpred);
     smem_store(cg, &s, cg_i32(cg, 0), src->v, 1);
-    end_guard(cg, c);
+    cg_end_guard(cg, c);
     cg_barrier(cg);
     smem_load(cg, &s, cg_i32(cg, 0), 1, out);
     cg_barrier(cg);
@@ -185,10 +147,10 @@ void cg_smem_exchange(CgCtx *cg, const Op *op, const Type *st, const CgVal *src,
   int64_t rows = ty_numel(st) / s.last;
   cg_smem_request(cg, op, (ty_numel(st) + rows * s.pad) * s.eb);
 
-  LLVMBasicBlockRef c = begin_guard(cg, wpred);
+  LLVMBasicBlockRef c = cg_begin_guard(cg, wpred);
   for (int j = 0; j < fs.count; j += wv)
     smem_store(cg, &s, cg_linear(cg, &fs, j, sstride), src->v + j, wv);
-  end_guard(cg, c);
+  cg_end_guard(cg, c);
   cg_barrier(cg);
   for (int k = 0; k < fd.count; k += rv)
     smem_load(cg, &s, cg_linear(cg, &fd, k, rstride), rv, out + k);

@@ -100,18 +100,9 @@ void cg_lower_print(CgCtx *cg, Op *op) {
     bool tensor = x->type->rank > 0;
     if (tensor && !cg_frag(cg, op, x->type, &f)) return;
     LLVMValueRef own = cg_owner(cg, x->type);
-    LLVMBasicBlockRef cont = NULL;
-    if (own) {
-      LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "print");
-      cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "print.end");
-      LLVMBuildCondBr(cg->b, own, body, cont);
-      LLVMPositionBuilderAtEnd(cg->b, body);
-    }
+    LLVMBasicBlockRef cont = cg_begin_guard(cg, own);
     for (int i = 0; i < v->n; i++)
       print_one(cg, op, k, pid, tensor ? &f : NULL, i, x->type->dtype, v->v[i]);
-    if (cont) {
-      LLVMBuildBr(cg->b, cont);
-      LLVMPositionBuilderAtEnd(cg->b, cont);
-    }
+    cg_end_guard(cg, cont);
   }
 }

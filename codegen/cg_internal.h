@@ -145,6 +145,11 @@ LLVMValueRef cg_asm(CgCtx *cg, LLVMTypeRef ret, const char *text, const char *co
                     LLVMValueRef *args, int nargs, bool side_effects);
 LLVMValueRef cg_sreg(CgCtx *cg, LLVMBuilderRef b, const char *name); /* "tid.x" */
 void cg_barrier(CgCtx *cg);
+/* Code emitted between these runs only where `pred` (i1) holds: begin
+ * returns the block to continue in (NULL, and nothing emitted, when pred is
+ * NULL: every thread runs it), end closes it. */
+LLVMBasicBlockRef cg_begin_guard(CgCtx *cg, LLVMValueRef pred);
+void cg_end_guard(CgCtx *cg, LLVMBasicBlockRef cont);
 /* Pointer into the shared scratch at a byte offset (i32). */
 /* Per-op scratch (after the local_alloc buffers) and absolute addresses. */
 LLVMValueRef cg_smem_ptr(CgCtx *cg, LLVMValueRef byte_off);
@@ -230,6 +235,10 @@ void cg_pack_words(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int
                    LLVMValueRef *out);
 void cg_unpack_words(CgCtx *cg, DType d, LLVMValueRef *words, int vec, int wbits, int nw,
                      LLVMValueRef *out);
+/* One unpredicated access of a g-element group at ptr (aligned to the
+ * group) through words: shared buffers, scratch. */
+void cg_store_group(CgCtx *cg, DType d, LLVMValueRef ptr, LLVMValueRef *el, int g);
+void cg_load_group(CgCtx *cg, DType d, LLVMValueRef ptr, int g, LLVMValueRef *out);
 
 void cg_lower_reduce(CgCtx *cg, Op *op);         /* cg_reduce.c */
 

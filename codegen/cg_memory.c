@@ -104,6 +104,37 @@ void cg_pack_words(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int
   for (int k = 0; k < w.nw; k++) out[k] = LLVMBuildExtractElement(B, v, cg_i32(cg, k), "");
 }
 
+/* A g-element group of d at ptr (aligned to the whole group) stored from /
+ * loaded into registers as words: one plain (vector) access. */
+void cg_store_group(CgCtx *cg, DType d, LLVMValueRef ptr, LLVMValueRef *el, int g) {
+  int wbits, nw;
+  LLVMValueRef words[4];
+  cg_words_for(d, g, &wbits, &nw);
+  cg_pack_words(cg, d, el, g, wbits, nw, words);
+  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
+  LLVMValueRef v = words[0];
+  if (nw > 1) {
+    v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)nw));
+    for (int k = 0; k < nw; k++) v = LLVMBuildInsertElement(cg->b, v, words[k], cg_i32(cg, k), "");
+  }
+  LLVMValueRef st = LLVMBuildStore(cg->b, v, ptr);
+  LLVMSetAlignment(st, (unsigned)(g * cg_dt_bytes(d)));
+}
+
+void cg_load_group(CgCtx *cg, DType d, LLVMValueRef ptr, int g, LLVMValueRef *out) {
+  int wbits, nw;
+  LLVMValueRef words[4];
+  cg_words_for(d, g, &wbits, &nw);
+  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
+  LLVMTypeRef lt = nw == 1 ? wt : LLVMVectorType(wt, (unsigned)nw);
+  LLVMValueRef ld = LLVMBuildLoad2(cg->b, lt, ptr, "");
+  LLVMSetAlignment(ld, (unsigned)(g * cg_dt_bytes(d)));
+  if (nw == 1) words[0] = ld;
+  else
+    for (int k = 0; k < nw; k++) words[k] = LLVMBuildExtractElement(cg->b, ld, cg_i32(cg, k), "");
+  cg_unpack_words(cg, d, words, g, wbits, nw, out);
+}
+
 /* Words -> register elements. */
 void cg_unpack_words(CgCtx *cg, DType d, LLVMValueRef *words, int vec, int wbits, int nw,
                      LLVMValueRef *out) {

@@ -223,13 +223,7 @@ void cg_lower_reduce(CgCtx *cg, Op *op) {
       o++;
     }
     LLVMValueRef *lin = ARENA_ARRAY(&cg->arena, LLVMValueRef, m);
-    LLVMBasicBlockRef cont = NULL;
-    if (wsel) {
-      LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "red.write");
-      cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "red.cont");
-      LLVMBuildCondBr(cg->b, wsel, w, cont);
-      LLVMPositionBuilderAtEnd(cg->b, w);
-    }
+    LLVMBasicBlockRef cont = cg_begin_guard(cg, wsel);
     LLVMValueRef wbase = LLVMBuildMul(cg->b, widx, cg_i32(cg, nout), "");
     for (int o = 0; o < m; o++) {
       LLVMValueRef l = scalar_out ? cg_i32(cg, 0) : cg_linear(cg, &fr, o, rstride);
@@ -243,10 +237,7 @@ void cg_lower_reduce(CgCtx *cg, Op *op) {
         LLVMSetAlignment(stv, (unsigned)eb);
       }
     }
-    if (cont) {
-      LLVMBuildBr(cg->b, cont);
-      LLVMPositionBuilderAtEnd(cg->b, cont);
-    }
+    cg_end_guard(cg, cont);
     cg_barrier(cg);
     for (int o = 0; o < m; o++) lin[o] = scalar_out ? cg_i32(cg, 0) : cg_linear(cg, &fr, o, rstride);
     for (int o = 0; o < m; o++) {

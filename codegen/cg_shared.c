@@ -164,35 +164,6 @@ int cg_buf_group(const CgFrag *f, const CgBuf *b) {
   return g;
 }
 
-static void store_group(CgCtx *cg, DType d, LLVMValueRef ptr, LLVMValueRef *el, int g) {
-  int wbits, nw;
-  LLVMValueRef words[4];
-  cg_words_for(d, g, &wbits, &nw);
-  cg_pack_words(cg, d, el, g, wbits, nw, words);
-  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
-  LLVMValueRef v = words[0];
-  if (nw > 1) {
-    v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)nw));
-    for (int k = 0; k < nw; k++) v = LLVMBuildInsertElement(cg->b, v, words[k], cg_i32(cg, k), "");
-  }
-  LLVMValueRef st = LLVMBuildStore(cg->b, v, ptr);
-  LLVMSetAlignment(st, (unsigned)(g * cg_dt_bytes(d)));
-}
-
-static void load_group(CgCtx *cg, DType d, LLVMValueRef ptr, int g, LLVMValueRef *out) {
-  int wbits, nw;
-  LLVMValueRef words[4];
-  cg_words_for(d, g, &wbits, &nw);
-  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
-  LLVMTypeRef lt = nw == 1 ? wt : LLVMVectorType(wt, (unsigned)nw);
-  LLVMValueRef ld = LLVMBuildLoad2(cg->b, lt, ptr, "");
-  LLVMSetAlignment(ld, (unsigned)(g * cg_dt_bytes(d)));
-  if (nw == 1) words[0] = ld;
-  else
-    for (int k = 0; k < nw; k++) words[k] = LLVMBuildExtractElement(cg->b, ld, cg_i32(cg, k), "");
-  cg_unpack_words(cg, d, words, g, wbits, nw, out);
-}
-
 /* Orders this thread's shared stores before the async proxy's reads (wgmma). */
 static void fence_async(CgCtx *cg) {
   cg_asm(cg, cg->t_void, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
@@ -219,20 +190,11 @@ void cg_lower_local_alloc(CgCtx *cg, Op *op) {
   CgVal *xv = cg_get(cg, op, x);
   cg_barrier(cg); /* readers of the previous contents are done */
   LLVMValueRef own = cg_owner(cg, x->type);
-  LLVMBasicBlockRef cont = NULL;
-  if (own) {
-    LLVMBasicBlockRef w = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "alloc.write");
-    cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "alloc.cont");
-    LLVMBuildCondBr(cg->b, own, w, cont);
-    LLVMPositionBuilderAtEnd(cg->b, w);
-  }
+  LLVMBasicBlockRef cont = cg_begin_guard(cg, own);
   int g = cg_buf_group(&f, &b);
   LLVMValueRef a0 = NULL;
-  for (int i = 0; i < f.count; i += g) store_group(cg, b.t->dtype, cg_buf_frag_addr(cg, &b, &f, i, &a0), xv->v + i, g);
-  if (cont) {
-    LLVMBuildBr(cg->b, cont);
-    LLVMPositionBuilderAtEnd(cg->b, cont);
-  }
+  for (int i = 0; i < f.count; i += g) cg_store_group(cg, b.t->dtype, cg_buf_frag_addr(cg, &b, &f, i, &a0), xv->v + i, g);
+  cg_end_guard(cg, cont);
   if (b.S->block && cg->capability >= 90) fence_async(cg); /* a wgmma reads it next */
   cg_barrier(cg); /* the data is visible to every reader */
 }
@@ -257,7 +219,7 @@ void cg_lower_local_load(CgCtx *cg, Op *op) {
   }
   int g = cg_buf_group(&f, &b);
   LLVMValueRef a0 = NULL;
-  for (int i = 0; i < f.count; i += g) load_group(cg, t->dtype, cg_buf_frag_addr(cg, &b, &f, i, &a0), g, e + i);
+  for (int i = 0; i < f.count; i += g) cg_load_group(cg, t->dtype, cg_buf_frag_addr(cg, &b, &f, i, &a0), g, e + i);
   cg_set(cg, op->results[0], e, f.count);
 }
 

@@ -47,16 +47,7 @@ static LLVMValueRef bar_addr(CgCtx *cg, const Op *op, const Value *bars, const V
 static LLVMBasicBlockRef begin_thread0(CgCtx *cg, LLVMValueRef pred) {
   LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntEQ, cg->tid, cg_i32(cg, 0), "");
   if (pred) c = LLVMBuildAnd(cg->b, c, pred, "");
-  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "t0");
-  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "t0.cont");
-  LLVMBuildCondBr(cg->b, c, then, cont);
-  LLVMPositionBuilderAtEnd(cg->b, then);
-  return cont;
-}
-
-static void end_thread0(CgCtx *cg, LLVMBasicBlockRef cont) {
-  LLVMBuildBr(cg->b, cont);
-  LLVMPositionBuilderAtEnd(cg->b, cont);
+  return cg_begin_guard(cg, c);
 }
 
 static LLVMValueRef as_i1(CgCtx *cg, LLVMValueRef v) {
@@ -79,7 +70,7 @@ void cg_lower_mbar(CgCtx *cg, Op *op) {
       else cg_asm(cg, cg->t_void, "mbarrier.inval.shared::cta.b64 [$0];", "r", &a, 1, true);
     }
     if (op->kind == OP_MBAR_INIT) cg_asm(cg, cg->t_void, "fence.mbarrier_init.release.cluster;", "", NULL, 0, true);
-    end_thread0(cg, cont);
+    cg_end_guard(cg, cont);
     return;
   }
   case OP_MBAR_EXPECT: {
@@ -89,7 +80,7 @@ void cg_lower_mbar(CgCtx *cg, Op *op) {
     LLVMValueRef args[2] = {a, LLVMBuildSelect(cg->b, pred, cg_i32(cg, op->attr.num), cg_i32(cg, 0), "")};
     cg_asm(cg, cg->t_void, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}", args, 2,
            true);
-    end_thread0(cg, cont);
+    cg_end_guard(cg, cont);
     return;
   }
   case OP_MBAR_WAIT: {
@@ -154,7 +145,7 @@ void cg_lower_tma_copy(CgCtx *cg, Op *op) {
            "[$0], [$1, {$2, $3}], [$4];",
            "r,l,r,r,r,~{memory}", args, 5, true);
   }
-  end_thread0(cg, cont);
+  cg_end_guard(cg, cont);
 }
 
 void cg_lower_tma_store(CgCtx *cg, Op *op) {
@@ -169,6 +160,6 @@ void cg_lower_tma_store(CgCtx *cg, Op *op) {
   }
   cg_asm(cg, cg->t_void, "cp.async.bulk.commit_group;", "~{memory}", NULL, 0, true);
   cg_asm(cg, cg->t_void, "cp.async.bulk.wait_group.read 0;", "~{memory}", NULL, 0, true);
-  end_thread0(cg, cont);
+  cg_end_guard(cg, cont);
   cg_barrier(cg); /* the buffer has been read: its bytes may be reused */
 }

@@ -97,6 +97,21 @@ LLVMValueRef cg_sreg(CgCtx *cg, LLVMBuilderRef b, const char *name) {
   return LLVMBuildCall2(b, fty, fn, NULL, 0, "");
 }
 
+LLVMBasicBlockRef cg_begin_guard(CgCtx *cg, LLVMValueRef pred) {
+  if (!pred) return NULL;
+  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "guard");
+  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "guard.cont");
+  LLVMBuildCondBr(cg->b, pred, then, cont);
+  LLVMPositionBuilderAtEnd(cg->b, then);
+  return cont;
+}
+
+void cg_end_guard(CgCtx *cg, LLVMBasicBlockRef cont) {
+  if (!cont) return;
+  LLVMBuildBr(cg->b, cont);
+  LLVMPositionBuilderAtEnd(cg->b, cont);
+}
+
 void cg_barrier(CgCtx *cg) { cg_intrin(cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0); }
 
 LLVMValueRef cg_smem_abs(CgCtx *cg, LLVMValueRef byte_off) {

@@ -325,17 +325,23 @@ static Value *remat(Lay *L, Value *v, const Layout *l) {
   return c->results[0];
 }
 
+/* A builder placed right after v's definition (a block argument: at the
+ * top of its block), at the definition's location. */
+static void after_def(Lay *L, Value *v, IrBuilder *b) {
+  if (v->def) {
+    irb_init(b, L->m, L->f, v->def->parent);
+    b->before = v->def->next;
+    b->loc = v->def->loc;
+  } else {
+    irb_init(b, L->m, L->f, v->block);
+    b->before = v->block->first;
+    b->loc = v->block->parent ? v->block->parent->loc : L->f->loc;
+  }
+}
+
 static Value *convert_after_def(Lay *L, Value *v, const Layout *l) {
   IrBuilder b;
-  if (v->def) {
-    irb_init(&b, L->m, L->f, v->def->parent);
-    b.before = v->def->next;
-    b.loc = v->def->loc;
-  } else {
-    irb_init(&b, L->m, L->f, v->block);
-    b.before = v->block->first;
-    b.loc = v->block->parent ? v->block->parent->loc : L->f->loc;
-  }
+  after_def(L, v, &b);
   return irb_convert(&b, v, l);
 }
 
@@ -417,15 +423,7 @@ static Value *dot_operand(Lay *L, Value *v, const Layout *target) {
     r = convert_after_def(L, v, target);
   } else {
     IrBuilder b;
-    if (v->def) {
-      irb_init(&b, L->m, L->f, v->def->parent);
-      b.before = v->def->next;
-      b.loc = v->def->loc;
-    } else {
-      irb_init(&b, L->m, L->f, v->block);
-      b.before = v->block->first;
-      b.loc = L->f->loc;
-    }
+    after_def(L, v, &b);
     const Type *st = ty_with_layout(L->ctx, v->type, pass_dot_shared_layout(L->m, v->type));
     Value *buf = irb_op(&b, OP_LOCAL_ALLOC, &v, 1, st)->results[0];
     r = irb_op(&b, OP_LOCAL_LOAD, &buf, 1, ty_with_layout(L->ctx, v->type, target))->results[0];
@@ -442,15 +440,7 @@ static Value *shared_operand(Lay *L, Value *v, const Layout *sl, Loc loc) {
   Value *done = memo_get(L, v, sl);
   if (done) return done;
   IrBuilder b;
-  if (v->def) {
-    irb_init(&b, L->m, L->f, v->def->parent);
-    b.before = v->def->next;
-    b.loc = v->def->loc;
-  } else {
-    irb_init(&b, L->m, L->f, v->block);
-    b.before = v->block->first;
-    b.loc = L->f->loc;
-  }
+  after_def(L, v, &b);
   b.loc = loc;
   Value *buf = irb_op(&b, OP_LOCAL_ALLOC, &v, 1, st)->results[0];
   memo_put(L, v, sl, buf);
