@@ -11,7 +11,9 @@
  * int8 operands, M a multiple of 64, num_warps a multiple of 4; operands
  * are staged in wgmma's canonical swizzled shared layouts (128/64/32-byte
  * swizzle, the contiguous dim cut into swizzle-row blocks;
- * pass_wgmma_shared_layout), K-major for 8- and 32-bit types.
+ * pass_wgmma_shared_layout), K-major for 8- and 32-bit types.  Chained
+ * dots take all warps along M here too, and the second one reads its A
+ * from the first one's accumulator registers (layouts.c, cg_wgmma.c).
  *
  * MMA (version 2, m16n8k{8kw}): fp16/bf16 operands (kw 2), fp32 with tf32
  * precision (kw 1), int8 (kw 4), fp8 (kw 4, sm_89+), M a multiple of 16,
@@ -92,7 +94,7 @@ static bool has_wgmma(const IrModule *m) {
 /* The wgmma plan (mma version 3): warpgroups of 4 warps along M while M
  * has rows for them, then along N; each warpgroup column takes N / wn
  * contiguous columns in one instruction (8 <= n <= 256). */
-static bool plan_wgmma(IrModule *m, const Op *dot, int kw, DotPlan *plan) {
+static bool plan_wgmma(IrModule *m, const Op *dot, int kw, bool chained, DotPlan *plan) {
   const Type *a = dot->operands[0]->type, *r = dot->results[0]->type;
   int k = wgmma_k(a->dtype, dot->attr.precision), nw = m->num_warps;
   int64_t M = r->shape[0], N = r->shape[1], K = a->shape[1];
@@ -102,6 +104,8 @@ static bool plan_wgmma(IrModule *m, const Op *dot, int kw, DotPlan *plan) {
   int eb = dt_bits(a->dtype) / 8;
   if (K * eb < 32 || (eb == 2 && N * eb < 32) || N % 8) return false;
   int wpc[2] = {4, 1};
+  if (chained) /* all warps along M: the accumulator is the next dot's A */
+    wpc[0] = nw;
   while (wpc[0] * wpc[1] < nw) {
     if (M > 16 * wpc[0]) wpc[0] *= 2;
     else wpc[1] *= 2;
@@ -132,9 +136,8 @@ bool pass_dot_plan(IrModule *m, const Op *dot, const PassUsers *users, DotPlan *
     return false;
   int nw = m->num_warps, wpc[3] = {1, 1, 1}, *w2 = wpc + o;
   bool chained = feeds_dot_a(dot->results[0], users, 0) || from_dot(dot->operands[0], 0);
-  /* Chained dots (attention) stay on mma.sync until their register-A
-   * wgmma path is in place; batched dots run on mma.sync everywhere. */
-  if (!o && !chained && plan_wgmma(m, dot, kw, plan)) return true;
+  /* batched dots run on mma.sync everywhere */
+  if (!o && plan_wgmma(m, dot, kw, chained, plan)) return true;
   /* mma.sync takes fp8 from sm_89 on (m16n8k32, the int8 fragments) */
   if ((a->dtype == DT_F8E4M3 || a->dtype == DT_F8E5M2) && (m->capability < 89 || r->dtype != DT_F32))
     return false;

@@ -204,6 +204,21 @@ static void disk_write(const tlc_runtime *rt, uint64_t key, const tlc_tune_info 
   if (!ok || rename(tmp, path) != 0) remove(tmp);
 }
 
+/* TLC_PRINT_AUTOTUNING=1: each trial's config and time on stderr (as
+ * Triton's TRITON_PRINT_AUTOTUNING reports its choice). */
+static bool print_tuning(void) {
+  const char *e = getenv("TLC_PRINT_AUTOTUNING");
+  return e && *e && strcmp(e, "0") != 0;
+}
+
+static void print_trial(const char *name, const tlc_tune_config *c, float ms) {
+  fprintf(stderr, "autotune: %s", name);
+  for (int j = 0; j < c->nconstexprs; j++) fprintf(stderr, " %s=%s", c->constexprs[j].name, c->constexprs[j].value);
+  fprintf(stderr, " num_warps=%d num_stages=%d: ", c->num_warps, c->num_stages);
+  if (ms >= 0) fprintf(stderr, "%.1f us\n", ms * 1e3);
+  else fprintf(stderr, "%s\n", ms < -1 ? "did not compile" : "not launched");
+}
+
 tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *name,
                                const char *signature, const tlc_kernel_options *opt,
                                tlc_grid_fn grid, void *user, const tlc_arg *args, int nargs,
@@ -290,7 +305,10 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
   for (int i = first_ok; i < info.nconfigs; i++) {
     tlc_kernel *k = NULL;
     tlc_kernel_options o = config_options(opt, &info.configs[i], cx, store);
-    if (tlc_kernel_from_source(rt, source, path, name, signature, &o, &k) != TLC_OK) continue;
+    if (tlc_kernel_from_source(rt, source, path, name, signature, &o, &k) != TLC_OK) {
+      if (print_tuning()) print_trial(name, &info.configs[i], -2);
+      continue;
+    }
     float t = trial(rt, k, grid, user, &info, args, nargs, pargs);
     if (tlc_synchronize(rt) != TLC_OK) { /* a config that faults poisons the context: stop */
       st = rt_fail(rt, TLC_ERR_CUDA, "autotune: config %d of '%s' faulted: %s", i, name, tlc_runtime_error(rt));
@@ -298,6 +316,7 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
       goto done;
     }
     if (t >= 0 && (best < 0 || t < best)) best = t, best_i = i, best_k = k;
+    if (print_tuning()) print_trial(name, &info.configs[i], t);
   }
   free(first_msg);
   if (!best_k) {
