@@ -2,14 +2,16 @@
  * matmul (fp16 and bf16, 4096^3 and 8192^3: the 1-D grouped kernel of
  * examples/matmul, which is the algorithm of Triton's matmul tutorial, over
  * a few block configs, and a num_stages sweep 1-5 of one config) and
- * the seed-004 fused attention (fp16, batch 4, 32 heads, head dim 64, N_CTX
- * 1024 and 4096; forward causal and not, backward causal, the only mode the
- * seed's backward has), launched through the runtime.
+ * the seed-004 fused attention (fp16, 32 heads, head dim 64 and 128, N_CTX
+ * 1024 and 4096 at batch 4, 16384 at batch 1; forward causal and not,
+ * backward causal, the only mode the seed's backward has, up to N_CTX
+ * 4096), launched through the runtime.
  *
  * Every case is checked before it is timed: matmul on 64 sampled rows of C
  * against a double-precision reference (relative L2 2e-3), attention on the
  * first and last (batch, head) against examples/common/ref.c (O 1e-2, M 1e-3,
- * dQ/dK/dV 1e-2), outputs poisoned before the checked run.  Timing: median
+ * dQ/dK/dV 1e-2; every row up to N_CTX 4096, 64 rows spread over the
+ * sequence beyond), outputs poisoned before the checked run.  Timing: median
  * of `reps` event-timed launches, each after a 256 MB memset that evicts L2
  * (as triton.testing.do_bench does).  The attention forward takes the
  * kernel's own @triton.autotune configs (tlc_kernel_autotune); the backward
@@ -31,8 +33,9 @@
  * beside the fp16 4096^3 configs: an experiment, see PtxVariant), --mm-only
  * (the first fp16 4096^3 config and the PTX variants only: for profilers),
  * --only PREFIX (only the rows whose name starts with PREFIX: matmul_fp8,
- * attn, ...), --print-configs (no device: one line per matmul kernel the
- * full run compiles, `ROW TILE KERNEL SIGNATURE WARPS STAGES`, for
+ * attn, ...), --print-configs (no device: one line per kernel the full
+ * run compiles, `ROW TILE KERNEL SIGNATURE WARPS STAGES`, WARPS `autotune`
+ * for the attention forward, whose decorator's configs all compile; for
  * bench/check_spills.sh). */
 #include "examples/common/host.h"
 #include "examples/common/ref.h"
@@ -321,8 +324,60 @@ static tlc_devptr dev_f16(Ex *ex, const double *v, size_t n) {
   return d;
 }
 
+/* Sequences up to ATT_FULL_N are checked on every row (and run the
+ * backward); longer ones on ATT_ROWS rows of the forward.  The backward
+ * runs as the seed's host launches it. */
+enum { ATT_FULL_N = 4096, ATT_ROWS = 64, ATT_BWD_WARPS = 4, ATT_BWD_STAGES = 5 };
+
+/* _attn_fwd's signature (BLOCK_M, BLOCK_N left to its autotune configs). */
+static void att_fwd_sig(ExSig *s, tlc_devptr Q, tlc_devptr K, tlc_devptr V, tlc_devptr M, tlc_devptr O, double scale,
+                        int Z, int H, int N, int D, bool causal) {
+  ex_sig_init(s);
+  ex_sig_ptr(s, "fp16", Q), ex_sig_ptr(s, "fp16", K), ex_sig_ptr(s, "fp16", V);
+  ex_sig_const(s, "fp32");
+  s->args[s->nargs++] = TLC_F32((float)scale);
+  ex_sig_ptr(s, "fp32", M), ex_sig_ptr(s, "fp16", O);
+  for (int t = 0; t < 4; t++) ex_sig_int(s, (int64_t)H * N * D), ex_sig_int(s, (int64_t)N * D), ex_sig_int(s, D), ex_sig_int(s, 1);
+  ex_sig_int(s, Z), ex_sig_int(s, H), ex_sig_int(s, N);
+  ex_sig_const_int(s, D);
+  ex_sig_const(s, "_"), ex_sig_const(s, "_");
+  ex_sig_const_int(s, causal ? 3 : 1);
+}
+
+/* _attn_bwd's signature: p = Q, K (pre-scaled), V, DO, DQ, DK, DV, M, DELTA;
+ * blocks (32, 128, 128, 32), slice factor 2. */
+static void att_bwd_sig(ExSig *s, const tlc_devptr *p, double scale, int H, int N, int D) {
+  ex_sig_init(s);
+  ex_sig_ptr(s, "fp16", p[0]), ex_sig_ptr(s, "fp16", p[1]), ex_sig_ptr(s, "fp16", p[2]);
+  ex_sig_const(s, "fp32");
+  s->args[s->nargs++] = TLC_F32((float)scale);
+  for (int i = 3; i < 7; i++) ex_sig_ptr(s, "fp16", p[i]);
+  ex_sig_ptr(s, "fp32", p[7]), ex_sig_ptr(s, "fp32", p[8]);
+  ex_sig_int(s, (int64_t)H * N * D), ex_sig_int(s, (int64_t)N * D), ex_sig_int(s, D), ex_sig_int(s, 1);
+  ex_sig_int(s, H), ex_sig_int(s, N);
+  ex_sig_const_int(s, 32), ex_sig_const_int(s, 128), ex_sig_const_int(s, 128), ex_sig_const_int(s, 32);
+  ex_sig_const_int(s, 2), ex_sig_const_int(s, D);
+}
+
+/* --print-configs: the forward once per (D, causal) with `autotune` for
+ * its warps (check_spills.sh takes every config of the decorator), the
+ * backward with the seed host's. */
+static void print_attention(int Z, int H, int N, int D, bool causal) {
+  ExSig s;
+  att_fwd_sig(&s, 0, 0, 0, 0, 0, 0.5, Z, H, N, D, causal);
+  printf("attn_fwd %s _attn_fwd %s autotune -\n", ATT_TILE, s.text);
+  if (!causal || N > ATT_FULL_N) return;
+  tlc_devptr p[10] = {0};
+  att_bwd_sig(&s, p, 0.5, H, N, D);
+  printf("attn_bwd %s _attn_bwd %s %d %d\n", ATT_TILE, s.text, ATT_BWD_WARPS, ATT_BWD_STAGES);
+}
+
 static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
-  if (b->print_configs || (b->only && strncmp("attn", b->only, strlen(b->only)))) return;
+  if (b->print_configs) {
+    print_attention(Z, H, N, D, causal);
+    return;
+  }
+  if (b->only && strncmp("attn", b->only, strlen(b->only))) return;
   Ex *ex = &b->ex;
   size_t n = (size_t)Z * H * N * D, nm = (size_t)Z * H * N, hd = (size_t)N * D;
   double scale = 0.5;
@@ -332,28 +387,30 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
   tlc_devptr Q = ex_upload_random(ex, EX_F16, n, -1, 1, q), K = ex_upload_random(ex, EX_F16, n, -1, 1, k);
   tlc_devptr V = ex_upload_random(ex, EX_F16, n, -1, 1, v), DO = ex_upload_random(ex, EX_F16, n, -1, 1, dout);
   ExOut O = ex_out_alloc(ex, n * 2), M = ex_out_alloc(ex, nm * 4);
-  /* reference for the first and the last (batch, head) */
+  /* reference for the first and the last (batch, head): every row up to
+   * ATT_FULL_N, else ATT_ROWS rows spread over the sequence (the N x N
+   * reference would not fit); the backward runs only where it is full */
   const size_t heads[2] = {0, (size_t)Z * H - 1};
-  double *ro = ex_xmalloc(2 * hd * 8), *rm = ex_xmalloc(2 * (size_t)N * 8);
-  double *rdq = ex_xmalloc(2 * hd * 8), *rdk = ex_xmalloc(2 * hd * 8), *rdv = ex_xmalloc(2 * hd * 8);
+  bool full = N <= ATT_FULL_N;
+  int nrows = full ? N : ATT_ROWS, *rows = ex_xmalloc(sizeof(int) * (size_t)nrows);
+  for (int r = 0; r < nrows; r++) rows[r] = full ? r : (int)((int64_t)r * (N - 1) / (ATT_ROWS - 1));
+  size_t rd = (size_t)nrows * D;
+  double *ro = ex_xmalloc(2 * rd * 8), *rm = ex_xmalloc(2 * (size_t)nrows * 8);
+  double *rdq = NULL, *rdk = NULL, *rdv = NULL;
+  if (full) rdq = ex_xmalloc(2 * hd * 8), rdk = ex_xmalloc(2 * hd * 8), rdv = ex_xmalloc(2 * hd * 8);
   for (int i = 0; i < 2; i++) {
     size_t h = heads[i];
-    ref_attention_head(q + h * hd, k + h * hd, v + h * hd, causal ? dout + h * hd : NULL, N, D, causal, scale,
-                       ro + i * hd, rm + (size_t)i * N, rdq + i * hd, rdk + i * hd, rdv + i * hd);
+    if (full)
+      ref_attention_head(q + h * hd, k + h * hd, v + h * hd, causal ? dout + h * hd : NULL, N, D, causal, scale,
+                         ro + i * hd, rm + (size_t)i * N, rdq + i * hd, rdk + i * hd, rdv + i * hd);
+    else
+      ref_attention_rows(q + h * hd, k + h * hd, v + h * hd, N, D, causal, scale, rows, nrows, ro + i * rd,
+                         rm + (size_t)i * nrows);
   }
   double fwd_flops = 4.0 * Z * H * (double)N * N * D * (causal ? 0.5 : 1.0);
 
   ExSig s;
-  ex_sig_init(&s);
-  ex_sig_ptr(&s, "fp16", Q), ex_sig_ptr(&s, "fp16", K), ex_sig_ptr(&s, "fp16", V);
-  ex_sig_const(&s, "fp32");
-  s.args[s.nargs++] = TLC_F32(scale);
-  ex_sig_ptr(&s, "fp32", M.p), ex_sig_ptr(&s, "fp16", O.p);
-  for (int t = 0; t < 4; t++) ex_sig_int(&s, (int64_t)H * N * D), ex_sig_int(&s, (int64_t)N * D), ex_sig_int(&s, D), ex_sig_int(&s, 1);
-  ex_sig_int(&s, Z), ex_sig_int(&s, H), ex_sig_int(&s, N);
-  ex_sig_const_int(&s, D);
-  ex_sig_const(&s, "_"), ex_sig_const(&s, "_");
-  ex_sig_const_int(&s, causal ? 3 : 1);
+  att_fwd_sig(&s, Q, K, V, M.p, O.p, scale, Z, H, N, D, causal);
   AttGrid gc = {N, Z * H};
   tlc_kernel *fwd;
   char path[4096];
@@ -376,14 +433,21 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
   float *hm = ex_xmalloc(nm * 4);
   ex_download(ex, ho, O.p, n * 2), ex_download(ex, hm, M.p, nm * 4);
   double err_o = 0, err_m = 0;
-  for (int i = 0; i < 2; i++) {
-    err_o = fmax(err_o, rel_err_of(ho + heads[i] * hd, EX_F16, ro + i * hd, hd));
-    err_m = fmax(err_m, rel_err_of(hm + heads[i] * N, EX_F32, rm + (size_t)i * N, (size_t)N));
+  uint16_t *go = ex_xmalloc(rd * 2);
+  float *gm = ex_xmalloc((size_t)nrows * 4);
+  for (int i = 0; i < 2; i++) { /* the checked rows of head i, gathered */
+    for (int r = 0; r < nrows; r++) {
+      memcpy(go + (size_t)r * D, ho + heads[i] * hd + (size_t)rows[r] * D, (size_t)D * 2);
+      gm[r] = hm[heads[i] * N + (size_t)rows[r]];
+    }
+    err_o = fmax(err_o, rel_err_of(go, EX_F16, ro + i * rd, rd));
+    err_m = fmax(err_m, rel_err_of(gm, EX_F32, rm + (size_t)i * nrows, (size_t)nrows));
   }
+  free(go), free(gm);
   double t = time_step(b, &sf);
   bench_line(b, "attn_fwd", size, config, fwd_flops, t, fmax(err_o, err_m), err_o < 1e-2 && err_m < 1e-3);
 
-  if (causal) {
+  if (causal && full) {
     /* the seed host's backward: K pre-scaled by sm_scale / ln 2, preprocess
      * with PRE_BLOCK 128, _attn_bwd with (32, 128, 128, 32), slice factor 2,
      * 4 warps, 5 stages, grid (N / 128, 1, Z * H) */
@@ -398,17 +462,9 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
     ex_sig_ptr(&p, "fp16", O.p), ex_sig_ptr(&p, "fp16", DO), ex_sig_ptr(&p, "fp32", DELTA);
     ex_sig_int(&p, Z), ex_sig_int(&p, H), ex_sig_int(&p, N);
     ex_sig_const_int(&p, 128), ex_sig_const_int(&p, D);
-    ex_sig_init(&bs);
-    ex_sig_ptr(&bs, "fp16", Q), ex_sig_ptr(&bs, "fp16", KS), ex_sig_ptr(&bs, "fp16", V);
-    ex_sig_const(&bs, "fp32");
-    bs.args[bs.nargs++] = TLC_F32(scale);
-    ex_sig_ptr(&bs, "fp16", DO), ex_sig_ptr(&bs, "fp16", DQ.p), ex_sig_ptr(&bs, "fp16", DK.p);
-    ex_sig_ptr(&bs, "fp16", DV.p), ex_sig_ptr(&bs, "fp32", M.p), ex_sig_ptr(&bs, "fp32", DELTA);
-    ex_sig_int(&bs, (int64_t)H * N * D), ex_sig_int(&bs, (int64_t)N * D), ex_sig_int(&bs, D), ex_sig_int(&bs, 1);
-    ex_sig_int(&bs, H), ex_sig_int(&bs, N);
-    ex_sig_const_int(&bs, 32), ex_sig_const_int(&bs, 128), ex_sig_const_int(&bs, 128), ex_sig_const_int(&bs, 32);
-    ex_sig_const_int(&bs, 2), ex_sig_const_int(&bs, D);
-    tlc_kernel_options bopt = {.num_warps = 4, .num_stages = 5};
+    tlc_devptr bp[10] = {Q, KS, V, DO, DQ.p, DK.p, DV.p, M.p, DELTA};
+    att_bwd_sig(&bs, bp, scale, H, N, D);
+    tlc_kernel_options bopt = {.num_warps = ATT_BWD_WARPS, .num_stages = ATT_BWD_STAGES};
     tlc_kernel *pre, *bwd;
     if (ex_kernel(ex, ATT_TILE, "_attn_bwd_preprocess", p.text, NULL, &pre) != TLC_OK ||
         ex_kernel(ex, ATT_TILE, "_attn_bwd", bs.text, &bopt, &bwd) != TLC_OK) {
@@ -437,7 +493,7 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
 done:
   ex_out_free(ex, &O), ex_out_free(ex, &M);
   ex_free(ex, Q), ex_free(ex, K), ex_free(ex, V), ex_free(ex, DO);
-  free(q), free(k), free(v), free(dout), free(ro), free(rm), free(rdq), free(rdk), free(rdv);
+  free(q), free(k), free(v), free(dout), free(ro), free(rm), free(rdq), free(rdk), free(rdv), free(rows);
 }
 
 int main(int argc, char **argv) {
@@ -512,11 +568,14 @@ int main(int argc, char **argv) {
     bench_matmul(&b, "matmul_bf16", "bf16", 8192, 8192, 8192, mm, quick ? 1 : 3);
     bench_matmul(&b, "matmul_fp8", "fp8e4nv", 8192, 8192, 8192, mm8, quick ? 1 : 4);
     bench_matmul(&b, "matmul_fp16_persistent", "fp16", 8192, 8192, 8192, mm, quick ? 1 : 2);
-    static const int ns[] = {1024, 4096};
-    for (int i = 0; i < (quick ? 1 : 2); i++) {
-      bench_attention(&b, 4, 32, ns[i], 64, false);
-      bench_attention(&b, 4, 32, ns[i], 64, true);
-    }
+    /* batch 4 x 32 heads up to N 4096; N 16384 as one batch (16k tokens,
+     * FlashAttention-3's published setting) */
+    static const int ns[] = {1024, 4096, 16384};
+    for (int d = 64; d <= 128; d *= 2)
+      for (int i = 0; i < (quick ? 1 : 3); i++) {
+        bench_attention(&b, ns[i] > 4096 ? 1 : 4, 32, ns[i], d, false);
+        bench_attention(&b, ns[i] > 4096 ? 1 : 4, 32, ns[i], d, true);
+      }
   }
 done:
   if (b.print_configs) return 0;

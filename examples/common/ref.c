@@ -103,3 +103,32 @@ void ref_attention_head(const double *Q, const double *K, const double *V, const
   }
   free(s), free(p);
 }
+
+void ref_attention_rows(const double *Q, const double *K, const double *V, int N, int D, int causal,
+                        double scale, const int *rows, int nrows, double *O, double *M) {
+  double *s = malloc(sizeof(double) * (size_t)N);
+  if (!s) {
+    fprintf(stderr, "ref_attention_rows: out of memory\n");
+    exit(1);
+  }
+  for (int r = 0; r < nrows; r++) {
+    int i = rows[r], n = causal ? i + 1 : N;
+    double mx = -INFINITY, sum = 0;
+    for (int j = 0; j < n; j++) {
+      double x = 0;
+      for (int d = 0; d < D; d++) x += Q[(size_t)i * D + d] * K[(size_t)j * D + d];
+      s[j] = x * scale;
+      if (s[j] > mx) mx = s[j];
+    }
+    double *o = O + (size_t)r * D;
+    for (int d = 0; d < D; d++) o[d] = 0;
+    for (int j = 0; j < n; j++) {
+      double p = exp(s[j] - mx);
+      sum += p;
+      for (int d = 0; d < D; d++) o[d] += p * V[(size_t)j * D + d];
+    }
+    for (int d = 0; d < D; d++) o[d] /= sum;
+    M[r] = (mx + log(sum)) / log(2.0);
+  }
+  free(s);
+}

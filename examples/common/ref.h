@@ -36,5 +36,11 @@ void ref_matmul(const double *a, const double *b, int64_t m, int64_t n, int64_t 
  * dQ = dS K * scale, dK = dS^T Q * scale. */
 void ref_attention_head(const double *Q, const double *K, const double *V, const double *dO, int N, int D,
                         int causal, double scale, double *O, double *M, double *dQ, double *dK, double *dV);
+/* The forward of one head for the query rows rows[0..nrows) only (long
+ * sequences, where the full N x N reference is too large): O[r * D + d]
+ * and M[r] (log2 of the row's softmax sum, as ref_attention_head) for the
+ * r-th listed row. */
+void ref_attention_rows(const double *Q, const double *K, const double *V, int N, int D, int causal,
+                        double scale, const int *rows, int nrows, double *O, double *M);
 
 #endif
