@@ -123,6 +123,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
     "ex_matmul_forms 100x96"         # fp8 mma.sync + cp.async
     "ex_matmul_persistent 777x528"   # persistent: rings re-made per tile
     "ex_flash_003 n100d64"           # attention: chained mma.sync dots
+    "ex_attention Z1H2N256D64c/"     # seed 004: chained wgmma (p as register A), fwd and bwd (all 24 small cases; 23 s for the three tools)
   )
   for c in "${sanitize_cases[@]}"; do
     set -- $c
