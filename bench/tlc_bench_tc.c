@@ -334,8 +334,7 @@ static void att_fwd_sig(ExSig *s, tlc_devptr Q, tlc_devptr K, tlc_devptr V, tlc_
                         int Z, int H, int N, int D, bool causal) {
   ex_sig_init(s);
   ex_sig_ptr(s, "fp16", Q), ex_sig_ptr(s, "fp16", K), ex_sig_ptr(s, "fp16", V);
-  ex_sig_const(s, "fp32");
-  s->args[s->nargs++] = TLC_F32((float)scale);
+  ex_sig_arg(s, "fp32", TLC_F32((float)scale));
   ex_sig_ptr(s, "fp32", M), ex_sig_ptr(s, "fp16", O);
   for (int t = 0; t < 4; t++) ex_sig_int(s, (int64_t)H * N * D), ex_sig_int(s, (int64_t)N * D), ex_sig_int(s, D), ex_sig_int(s, 1);
   ex_sig_int(s, Z), ex_sig_int(s, H), ex_sig_int(s, N);
@@ -349,8 +348,7 @@ static void att_fwd_sig(ExSig *s, tlc_devptr Q, tlc_devptr K, tlc_devptr V, tlc_
 static void att_bwd_sig(ExSig *s, const tlc_devptr *p, double scale, int H, int N, int D) {
   ex_sig_init(s);
   ex_sig_ptr(s, "fp16", p[0]), ex_sig_ptr(s, "fp16", p[1]), ex_sig_ptr(s, "fp16", p[2]);
-  ex_sig_const(s, "fp32");
-  s->args[s->nargs++] = TLC_F32((float)scale);
+  ex_sig_arg(s, "fp32", TLC_F32((float)scale));
   for (int i = 3; i < 7; i++) ex_sig_ptr(s, "fp16", p[i]);
   ex_sig_ptr(s, "fp32", p[7]), ex_sig_ptr(s, "fp32", p[8]);
   ex_sig_int(s, (int64_t)H * N * D), ex_sig_int(s, (int64_t)N * D), ex_sig_int(s, D), ex_sig_int(s, 1);
