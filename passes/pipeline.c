@@ -60,11 +60,16 @@
  * with local_load where the load was (rank 1 or 2, blocked layouts).  A
  * dot operand staged through a transpose (load -> trans -> local_alloc,
  * `tl.dot(a, b.T)`) keeps the tile as loaded in its ring and is read
- * through memdesc_trans, a view of the same bytes with the dims swapped. */
+ * through memdesc_trans, a view of the same bytes with the dims swapped.
+ * A load with several stagings (attention's backward reads qT by
+ * tl.dot(k, qT) and by tl.dot(ds, tl.trans(qT))) gets one ring when every
+ * use is a staging and all want the same slot type; each becomes a view. */
 #include "passes/pass_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+enum { MAX_STAGINGS = 4 }; /* local_allocs one ring may serve */
 
 typedef struct Pipe {
   IrModule *m;
@@ -79,7 +84,9 @@ typedef struct Pipe {
   int nargs;              /* iter args (block args after the iv) */
   bool *ahead;            /* by iter arg: computable D iterations ahead */
   VEC(Op *) loads;
-  VEC(Op *) allocs;       /* by load: its staging local_alloc, or NULL (a load read in registers) */
+  VEC(Op *) allocs;       /* the staging local_allocs of the loads, replaced by views of the rings */
+  VEC(int) alloc_of;      /* by staging: its load */
+  bool *in_regs;          /* by load: read in registers (a ride-along), not staged */
   VEC(const Type *) stypes; /* by load: the type of one slot of its ring */
   VEC(TmaTile *) tma;     /* by load: the TMA recipe, or NULL for cp.async */
   int ntma, ncp;          /* loads of each kind */
@@ -175,51 +182,78 @@ static bool register_load(Pipe *p, Op *ld, const Type **st_out) {
   return true;
 }
 
-/* A load to pipeline: *alloc_out its staging (NULL: a load read in
- * registers, staged in *st_out), *tma_out its TMA recipe (or NULL:
- * cp.async). */
-static bool candidate(Pipe *p, const PassUsers *u, Op *ld, Op **alloc_out, const Type **st_out,
+/* The slot type a staging alloc asks for: its own buffer type, or (staged
+ * through a transpose) the tile as loaded, read through memdesc_trans. */
+static const Type *staged_slot(Pipe *p, const Op *al) {
+  const Type *st = al->results[0]->type;
+  if (al->operands[0]->def->kind != OP_TRANS) return st;
+  const Layout *sl = lay_shared_trans(p->ctx, st->layout);
+  if (!sl) return NULL;
+  int64_t shape[2] = {st->shape[1], st->shape[0]};
+  return ty_tensor(p->ctx, ty_elem(p->ctx, st), 2, shape, sl);
+}
+
+/* The stagings of load ld: every use is a local_alloc of the body, or a
+ * 2-D transpose of the body all of whose uses are (`tl.dot(k, qT)` and
+ * `tl.dot(ds, tl.trans(qT))` read one tile both ways).  Fills al[] and
+ * returns how many, 0 when some use is not a staging. */
+static int stagings(Pipe *p, const PassUsers *u, const Op *ld, Op **al, int cap) {
+  int n = 0;
+  const Value *x = ld->results[0];
+  for (int k = u->start[x->id]; k < u->start[x->id + 1]; k++) {
+    Op *op = u->op[k];
+    if (op->parent != p->body) return 0;
+    if (op->kind == OP_LOCAL_ALLOC && op->operands[0] == x && op->nresults) {
+      if (n == cap) return 0;
+      al[n++] = op;
+      continue;
+    }
+    if (op->kind != OP_TRANS || op->results[0]->type->rank != 2 || op->attr.perm[0] != 1 || op->attr.perm[1] != 0)
+      return 0;
+    const Value *t = op->results[0];
+    if (t->id >= u->nvalues || u->start[t->id] == u->start[t->id + 1]) return 0;
+    for (int j = u->start[t->id]; j < u->start[t->id + 1]; j++) {
+      Op *a = u->op[j];
+      if (a->kind != OP_LOCAL_ALLOC || a->parent != p->body || a->operands[0] != t || n == cap) return 0;
+      al[n++] = a;
+    }
+  }
+  return n;
+}
+
+/* A load to pipeline: al[] its stagings (*nal of them, all served by one
+ * ring; none: a load read in registers), *st_out the type of one slot,
+ * *tma_out its TMA recipe (or NULL: cp.async). */
+static bool candidate(Pipe *p, const PassUsers *u, Op *ld, Op **al, int *nal, const Type **st_out,
                       TmaTile **tma_out) {
   if (ld->kind != OP_LOAD || ld->attr.is_volatile || !ld->results[0]->type->rank) return false;
   if (ld->operands[2] && !zero_const(ld->operands[2])) return false;
   *tma_out = NULL;
-  *alloc_out = NULL;
-  Op *al = single_user(u, ld->results[0]);
-  /* load -> trans -> local_alloc (b.T of a K-major B): the ring holds the
-   * tile as loaded; the slot is read through memdesc_trans */
-  Op *tr = al && al->kind == OP_TRANS && al->parent == p->body && al->results[0]->type->rank == 2 &&
-                   al->attr.perm[0] == 1 && al->attr.perm[1] == 0
-               ? al
-               : NULL;
-  if (tr) al = single_user(u, tr->results[0]);
-  const Value *staged = tr ? tr->results[0] : ld->results[0];
-  if (!al || al->kind != OP_LOCAL_ALLOC || al->parent != p->body || al->operands[0] != staged)
-    return !tr && register_load(p, ld, st_out);
-  const Type *st = al->results[0]->type;
-  if (tr) {
-    const Layout *sl = lay_shared_trans(p->ctx, st->layout);
-    if (!sl) return false;
-    int64_t shape[2] = {st->shape[1], st->shape[0]};
-    st = ty_tensor(p->ctx, ty_elem(p->ctx, st), 2, shape, sl);
+  *nal = stagings(p, u, ld, al, MAX_STAGINGS);
+  if (!*nal) return register_load(p, ld, st_out);
+  const Type *st = staged_slot(p, al[0]);
+  if (!st || !st->layout || st->layout->kind != LAY_SHARED || st->rank != 2) return false;
+  bool by_wgmma = true;
+  for (int i = 0; i < *nal; i++) {
+    if (staged_slot(p, al[i]) != st) return false; /* one ring, one swizzle */
+    /* the buffer is read inside this loop only */
+    const Value *s = al[i]->results[0];
+    for (int k = u->start[s->id]; k < u->start[s->id + 1]; k++)
+      if (u->op[k]->parent != p->body) return false;
+    by_wgmma = by_wgmma && wgmma_only(u, s);
   }
   *st_out = st;
-  if (!st->layout || st->layout->kind != LAY_SHARED || st->rank != 2) return false;
-  /* the buffer is read inside this loop only */
-  const Value *s = al->results[0];
-  for (int k = u->start[s->id]; k < u->start[s->id + 1]; k++)
-    if (u->op[k]->parent != p->body) return false;
   clear_marks(p, 2);
   bool ok = slice_ok(p, ld->operands[0]) && slice_ok(p, ld->operands[1]);
   clear_marks(p, 2);
   if (!ok) return false;
   TmaTile t;
-  if (wgmma_only(u, s) && pass_tma_tile(p->m, ld, st->layout, &t)) {
+  if (by_wgmma && pass_tma_tile(p->m, ld, st->layout, &t)) {
     *tma_out = xmalloc(sizeof t);
     **tma_out = t;
   } else if (!cp_async_ok(ld, st)) {
     return false;
   }
-  *alloc_out = al;
   return true;
 }
 
@@ -378,27 +412,34 @@ static Op *rewrite_top(Pipe *p, IrBuilder *b, Value *rd, Value *ph) {
   }
   for (int i = 0; i < p->loads.len; i++) {
     top = slot_view(p, b, i, rd)->def;
-    if (p->allocs.data[i]) {
-      Value *view = top->results[0];
-      const Type *at = p->allocs.data[i]->results[0]->type;
-      if (at != view->type) /* staged through a trans: read the slot transposed */
-        top = irb_op(b, OP_MEMDESC_TRANS, &view, 1, at);
-      ir_replace_uses(p->body, p->allocs.data[i]->results[0], top->results[0]);
+    Value *view = top->results[0];
+    if (!p->in_regs[i]) {
+      for (int k = 0; k < p->allocs.len; k++) {
+        if (p->alloc_of.data[k] != i) continue;
+        const Value *staged = p->allocs.data[k]->results[0];
+        Value *v = view;
+        if (staged->type != view->type) /* staged through a trans: read the slot transposed */
+          v = irb_op(b, OP_MEMDESC_TRANS, &view, 1, staged->type)->results[0];
+        top = v->def;
+        ir_replace_uses(p->body, p->allocs.data[k]->results[0], v);
+      }
       continue;
     }
     /* a load read in registers: from its slot, where it was read before */
-    Value *view = top->results[0];
     const Type *rt = p->loads.data[i]->results[0]->type;
     top = irb_op(b, OP_LOCAL_LOAD, &view, 1, rt);
     ir_replace_uses(p->body, p->loads.data[i]->results[0], top->results[0]);
   }
-  for (int i = 0; i < p->loads.len; i++) {
-    Op *al = p->allocs.data[i];
-    Op *tr = al && al->operands[0]->def != p->loads.data[i] ? al->operands[0]->def : NULL;
-    if (al) ir_remove(al);
-    if (tr) ir_remove(tr);
-    ir_remove(p->loads.data[i]);
+  /* the stagings, then their transposes (every use of one was a staging;
+   * several may share it) */
+  for (int k = 0; k < p->allocs.len; k++) {
+    Op *al = p->allocs.data[k], *tr = al->operands[0]->def;
+    bool first = tr != p->loads.data[p->alloc_of.data[k]];
+    for (int j = 0; j < k && first; j++) first = p->allocs.data[j]->operands[0]->def != tr;
+    ir_remove(al);
+    if (first) ir_remove(tr);
   }
+  for (int i = 0; i < p->loads.len; i++) ir_remove(p->loads.data[i]);
   return top;
 }
 
@@ -511,26 +552,35 @@ static void pipeline_loop(IrModule *m, Op *loop, const PassUsers *u, uint8_t *ma
   p.ahead = xcalloc((size_t)p.nargs + 1, sizeof(bool));
   find_ahead(&p);
   int staged = 0; /* loads of dot operands: the loop is worth pipelining */
+  VEC(bool) regs = {0};
   for (Op *op = body->first; op; op = op->next) {
-    Op *al;
+    Op *al[MAX_STAGINGS];
+    int nal;
     TmaTile *t;
     const Type *slot_t;
-    if (op->id < nops && candidate(&p, u, op, &al, &slot_t, &t)) {
+    if (op->id < nops && candidate(&p, u, op, al, &nal, &slot_t, &t)) {
+      for (int k = 0; k < nal; k++) {
+        VEC_PUSH(p.allocs, al[k]);
+        VEC_PUSH(p.alloc_of, p.loads.len);
+      }
+      VEC_PUSH(regs, nal == 0);
       VEC_PUSH(p.loads, op);
-      VEC_PUSH(p.allocs, al);
       VEC_PUSH(p.stypes, slot_t);
       VEC_PUSH(p.tma, t);
       if (t) p.ntma++;
       else p.ncp++;
-      staged += al != NULL;
+      staged += nal > 0;
     }
   }
+  p.in_regs = regs.data;
   if (staged) transform(&p, u);
   memset(mark, 0, nops);
   for (int i = 0; i < p.tma.len; i++) free(p.tma.data[i]);
   VEC_FREE(p.tma);
   VEC_FREE(p.loads);
   VEC_FREE(p.allocs);
+  VEC_FREE(p.alloc_of);
+  VEC_FREE(regs);
   VEC_FREE(p.stypes);
   free(p.ahead);
 }
