@@ -18,18 +18,13 @@
 
 #include <stdio.h>
 
-static bool zero_constant(const Value *v) {
-  const Op *d = v ? v->def : NULL;
-  return d && d->kind == OP_CONSTANT && d->attr.ival == 0 && d->attr.fval == 0;
-}
-
 void cg_lower_async_copy(CgCtx *cg, Op *op) {
   const Value *ptr = op->operands[0], *mask = op->operands[2];
   const Type *pt = ptr->type;
   CgFrag f;
   CgBuf b;
   if (!cg_frag(cg, op, pt, &f) || !cg_buf(cg, op, op->operands[1], &b)) return;
-  if (op->operands[3] && !zero_constant(op->operands[3])) {
+  if (op->operands[3] && !ir_is_zero_const(op->operands[3])) {
     cg_error(cg, op, "async_copy fills masked-off elements with zeros only");
     return;
   }

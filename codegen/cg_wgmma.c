@@ -29,7 +29,10 @@
  * along K by rows: LBO = the distance between blocks of the contiguous dim,
  * SBO = 8 rows.  Addresses are taken before the XOR swizzle: the hardware
  * applies it, which is why swizzled buffers start on 1024-byte boundaries
- * (allocate-shared). */
+ * (allocate-shared).  Each operand has one descriptor a dot (at its
+ * warpgroup's start); an instruction's sub-tile is an immediate added inside
+ * its asm (wg_descs).  A zero accumulator is not read: the first k step runs
+ * with scale-d 0 (p false: D = A B). */
 #include "codegen/cg_internal.h"
 
 #include <stdio.h>
@@ -86,6 +89,48 @@ static LLVMValueRef desc_at(CgCtx *cg, const WgOperand *o, LLVMValueRef row, LLV
   return LLVMBuildAdd(B, o->desc0, LLVMBuildZExt(B, off, cg->t_i64, ""), "");
 }
 
+/* desc_at's offset for constant (row, col), in the descriptor's 16-byte
+ * units. */
+static int64_t desc_delta(const WgOperand *o, int64_t row, int64_t col) {
+  const CgBuf *b = &o->b;
+  int64_t W = row_elems(b), off = row * W;
+  if (W < b->t->shape[b->cdim]) off += (col / W) * b->t->shape[b->rdim] * W, col %= W;
+  return (off + col) * b->eb / 16;
+}
+
+/* A wgmma operand's descriptors for one dot: `base` at the warpgroup's
+ * first row or column (row0/col0, the same for every instruction), each
+ * instruction's sub-tile `base + imm`, the immediate added inside the
+ * instruction's asm.  LLVM then cannot hoist a loop-invariant buffer's
+ * KS x RM descriptors out of a loop (2 registers each, live across it:
+ * attention's backward reads q and do that way).  The split is exact when
+ * the varying start is a multiple of the swizzle row along the contiguous
+ * dim (`vstep`, the distance between warpgroups' starts there, 0: none);
+ * otherwise each instruction gets its whole descriptor (split = false). */
+typedef struct WgDescs {
+  bool split;
+  LLVMValueRef base;
+} WgDescs;
+
+static WgDescs wg_descs(CgCtx *cg, const WgOperand *o, LLVMValueRef row0, LLVMValueRef col0, int64_t vstep) {
+  WgDescs d = {.split = vstep % row_elems(&o->b) == 0};
+  if (d.split) d.base = desc_at(cg, o, row0, col0);
+  return d;
+}
+
+/* Descriptor of the sub-tile at (row0 + dr, col0 + dc): base + *imm when
+ * split, else whole (and *imm 0). */
+static LLVMValueRef wg_desc(CgCtx *cg, const WgOperand *o, const WgDescs *d, LLVMValueRef row0, LLVMValueRef col0,
+                            int64_t dr, int64_t dc, int64_t *imm) {
+  if (d->split) {
+    *imm = desc_delta(o, dr, dc);
+    return d->base;
+  }
+  *imm = 0;
+  LLVMBuilderRef B = cg->b;
+  return desc_at(cg, o, LLVMBuildAdd(B, row0, cg_i32(cg, dr), ""), LLVMBuildAdd(B, col0, cg_i32(cg, dc), ""));
+}
+
 /* The instruction's shape and types, e.g. "m64n256k16.f32.f16.f16". */
 static bool instr_name(DType ad, DType bd, DType cd, int n, int k, char *out, size_t cap) {
   const char *at, *bt;
@@ -105,22 +150,26 @@ static bool instr_name(DType ad, DType bd, DType cd, int n, int k, char *out, si
   return true;
 }
 
-/* One wgmma: acc[0..nacc) in and out. */
-static void emit_one(CgCtx *cg, const char *name, bool int_acc, bool f16_like, LLVMValueRef *acc, int nacc,
-                     const WgOperand *a, LLVMValueRef adesc, LLVMValueRef *aregs, LLVMValueRef bdesc,
-                     bool trans_b) {
+/* One wgmma: acc[0..nacc) in and out; with `fresh` the accumulator is not
+ * read (scale-d 0: D = A B), its inputs left undefined. */
+static void emit_one(CgCtx *cg, const char *name, bool int_acc, bool fresh, bool f16_like, LLVMValueRef *acc, int nacc,
+                     const WgOperand *a, LLVMValueRef adesc, int64_t aimm, LLVMValueRef *aregs,
+                     LLVMValueRef bdesc, int64_t bimm, bool trans_b) {
   StrBuf text, cons;
   sb_init(&text), sb_init(&cons);
   int nin = nacc + (a->regs ? 4 : 1) + 2;
   LLVMValueRef *args = ARENA_ARRAY(&cg->arena, LLVMValueRef, nin);
   LLVMTypeRef *rts = ARENA_ARRAY(&cg->arena, LLVMTypeRef, nacc);
   int ai = nacc * 2, bi = ai + (a->regs ? 4 : 1), pi = bi + 1;
-  sb_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.%s {", pi, name);
+  sb_printf(&text, "{\n.reg .pred p;\n.reg .b64 da, db;\nsetp.ne.b32 p, $%d, 0;\n", pi);
+  /* the sub-tile offsets (wg_desc's immediates) */
+  if (!a->regs) sb_printf(&text, "add.s64 da, $%d, %lld;\n", ai, (long long)aimm);
+  sb_printf(&text, "add.s64 db, $%d, %lld;\nwgmma.mma_async.sync.aligned.%s {", bi, (long long)bimm, name);
   for (int i = 0; i < nacc; i++) {
     sb_printf(&text, i ? ", $%d" : "$%d", i);
     sb_printf(&cons, i ? ",=%s" : "=%s", int_acc ? "r" : "f");
     rts[i] = int_acc ? cg->t_i32 : cg->t_f32;
-    args[i] = acc[i];
+    args[i] = fresh ? LLVMGetUndef(rts[i]) : acc[i];
   }
   sb_puts(&text, "}, ");
   for (int i = 0; i < nacc; i++) sb_printf(&cons, ",%d", i);
@@ -129,12 +178,12 @@ static void emit_one(CgCtx *cg, const char *name, bool int_acc, bool f16_like, L
     sb_printf(&text, "{$%d, $%d, $%d, $%d}, ", ai, ai + 1, ai + 2, ai + 3);
     for (int i = 0; i < 4; i++) args[n++] = aregs[i], sb_puts(&cons, ",r");
   } else {
-    sb_printf(&text, "$%d, ", ai);
+    sb_puts(&text, "da, ");
     args[n++] = adesc, sb_puts(&cons, ",l");
   }
-  sb_printf(&text, "$%d, p", bi);
+  sb_puts(&text, "db, p");
   args[n++] = bdesc, sb_puts(&cons, ",l");
-  args[n++] = cg_i32(cg, 1), sb_puts(&cons, ",r");
+  args[n++] = cg_i32(cg, fresh ? 0 : 1), sb_puts(&cons, ",r");
   if (!int_acc) sb_puts(&text, ", 1, 1");
   if (f16_like) {
     if (!a->regs) sb_printf(&text, ", %d", a->mn_major ? 1 : 0);
@@ -236,19 +285,31 @@ void cg_lower_wgmma(CgCtx *cg, Op *op) {
   CgVal *Av = a.regs ? cg_get(cg, op, op->operands[0]) : NULL;
   LLVMValueRef *acc = ARENA_ARRAY(&cg->arena, LLVMValueRef, fc.count);
   bool int_acc = rt->dtype == DT_I32;
+  /* a zero accumulator (`tl.dot(a, b)`) is never read: the first k step
+   * runs with scale-d 0 */
+  bool zero_acc = ir_is_zero_const(op->operands[2]);
   for (int i = 0; i < fc.count; i++) acc[i] = cg_el(C, i);
   int per = n / 2, kw = a.regs ? at->layout->k_width : 0;
   /* the fence orders the last writes of the accumulators (and of register A) */
   cg_asm(cg, cg->t_void, "wgmma.fence.sync.aligned;", "", NULL, 0, true);
+  /* descriptors: per operand a base at the warpgroup's start, the steps as
+   * immediates (wg_descs); the varying start moves along the contiguous dim
+   * in steps of 64 rows (A, M-major) or n columns (B, N-major) */
+  LLVMValueRef zero = cg_i32(cg, 0);
+  WgDescs ad = {0}, bd;
+  if (!a.regs) ad = a.mn_major ? wg_descs(cg, &a, zero, m0, wm > 4 ? 64 : 0) : wg_descs(cg, &a, m0, zero, 0);
+  bd = b.mn_major ? wg_descs(cg, &b, zero, n0, wn > 1 ? n : 0) : wg_descs(cg, &b, n0, zero, 0);
   for (int kk = 0; kk < KS; kk++)
     for (int rm = 0; rm < RM; rm++) {
-      LLVMValueRef mrow = LLVMBuildAdd(B, m0, cg_i32(cg, (int64_t)rm * 16 * wm), "");
-      LLVMValueRef kk0 = cg_i32(cg, (int64_t)kk * kin);
+      int64_t dm = (int64_t)rm * 16 * wm, dk = (int64_t)kk * kin, aimm = 0, bimm;
       LLVMValueRef adesc = NULL, aregs[4];
       if (a.regs) a_regs(cg, Av, at->dtype, kw, kk, rm, KS, aregs);
-      else adesc = a.mn_major ? desc_at(cg, &a, kk0, mrow) : desc_at(cg, &a, mrow, kk0);
-      LLVMValueRef bdesc = b.mn_major ? desc_at(cg, &b, kk0, n0) : desc_at(cg, &b, n0, kk0);
-      emit_one(cg, name, int_acc, f16_like, acc + rm * per, per, &a, adesc, aregs, bdesc, b.mn_major);
+      else if (a.mn_major) adesc = wg_desc(cg, &a, &ad, zero, m0, dk, dm, &aimm);
+      else adesc = wg_desc(cg, &a, &ad, m0, zero, dm, dk, &aimm);
+      LLVMValueRef bdesc = b.mn_major ? wg_desc(cg, &b, &bd, zero, n0, dk, 0, &bimm)
+                                      : wg_desc(cg, &b, &bd, n0, zero, 0, dk, &bimm);
+      emit_one(cg, name, int_acc, zero_acc && kk == 0, f16_like, acc + rm * per, per, &a, adesc, aimm, aregs,
+               bdesc, bimm, b.mn_major);
     }
   cg_asm(cg, cg->t_void, "wgmma.commit_group.sync.aligned;", "", NULL, 0, true);
   if (!op->attr.is_async) wait_group(cg, 0, acc, fc.count);

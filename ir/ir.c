@@ -171,6 +171,10 @@ Op *ir_for_add_iter_args(IrModule *m, IrFunc *f, Op *loop, Value **inits, int n)
   return nl;
 }
 
+bool ir_is_zero_const(const Value *v) {
+  return v && v->def && v->def->kind == OP_CONSTANT && v->def->attr.ival == 0 && v->def->attr.fval == 0;
+}
+
 int ir_replace_uses(IrBlock *scope, Value *from, Value *to) {
   int n = 0;
   for (Op *op = scope->first; op; op = op->next) {

@@ -433,6 +433,8 @@ void ir_add_operands(IrModule *m, Op *op, Value **vals, int n);
  * given n more operands (ir_add_operands).  Returns the new loop. */
 Op *ir_for_add_iter_args(IrModule *m, IrFunc *f, Op *loop, Value **inits, int n);
 
+/* Is v defined by a constant 0 (scalar or tensor, integer or float)? */
+bool ir_is_zero_const(const Value *v);
 /* Replace every use of `from` by `to` inside `scope` (recursively through
  * regions).  Returns the number of uses replaced. */
 int ir_replace_uses(IrBlock *scope, Value *from, Value *to);

@@ -133,10 +133,6 @@ static void find_ahead(Pipe *p) {
   clear_marks(p, 2);
 }
 
-static bool zero_const(const Value *v) {
-  return v && v->def && v->def->kind == OP_CONSTANT && v->def->attr.ival == 0 && v->def->attr.fval == 0;
-}
-
 /* Only use of v, or NULL. */
 static Op *single_user(const PassUsers *u, const Value *v) {
   if (v->id >= u->nvalues || u->start[v->id + 1] - u->start[v->id] != 1) return NULL;
@@ -227,7 +223,7 @@ static int stagings(Pipe *p, const PassUsers *u, const Op *ld, Op **al, int cap)
 static bool candidate(Pipe *p, const PassUsers *u, Op *ld, Op **al, int *nal, const Type **st_out,
                       TmaTile **tma_out) {
   if (ld->kind != OP_LOAD || ld->attr.is_volatile || !ld->results[0]->type->rank) return false;
-  if (ld->operands[2] && !zero_const(ld->operands[2])) return false;
+  if (ld->operands[2] && !ir_is_zero_const(ld->operands[2])) return false;
   *tma_out = NULL;
   *nal = stagings(p, u, ld, al, MAX_STAGINGS);
   if (!*nal) return register_load(p, ld, st_out);

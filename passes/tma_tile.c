@@ -89,7 +89,7 @@ static const Value *splatted(const Value *v) {
 static bool zero_tensor(const Value *v) {
   const Value *s = splatted(v);
   v = s ? s : strip(v);
-  return v && v->def && v->def->kind == OP_CONSTANT && v->def->attr.ival == 0 && v->def->attr.fval == 0;
+  return ir_is_zero_const(v);
 }
 
 /* offsets = sum over dims of x_d * stride_d (2-D, each dim at most once). */
@@ -190,7 +190,7 @@ static bool mask_bounds(const IrFunc *f, const Value *m, const Term *t, IrTmaVal
 }
 
 static bool zero_value(const Value *v) {
-  return !v || (v->def && v->def->kind == OP_CONSTANT && v->def->attr.ival == 0 && v->def->attr.fval == 0);
+  return !v || ir_is_zero_const(v);
 }
 
 /* Divisibility (elements) that recipe value v is known to have. */
