@@ -15,7 +15,8 @@ workloads in Triton and torch, on the same GPU.
       the seed-004 kernels (examples/attention/fused_attention.tile, the
       text tlc compiles, autotuned by Triton over its own decorator), forward
       causal and not, backward (preprocess + _attn_bwd, causal) launched as
-      the seed's host does; and torch's scaled_dot_product_attention with the
+      the seed's host does, on 4 warps and on 8 (the faster kept, as
+      tlc_bench_tc does); and torch's scaled_dot_product_attention with the
       flash and the cuDNN backends (forward, and backward through autograd).
 
 The .tile files are Python: they are loaded as modules from their paths, so
@@ -227,20 +228,28 @@ def bench_attention(Z, H, N, D, causal, dev, mod):
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
     delta = torch.empty_like(M)
 
-    def bwd():
+    def bwd(warps):
         mod._attn_bwd_preprocess[(N // 128, Z * H)](o, do, delta, Z, H, N, BLOCK_M=128, HEAD_DIM=D)
         mod._attn_bwd[(N // 128, 1, Z * H)](q, arg_k, v, scale, do, dq, dk, dv, M, delta,
                                             *q.stride(), H, N, BLOCK_M1=32, BLOCK_N1=128, BLOCK_M2=128,
                                             BLOCK_N2=32, BLK_SLICE_FACTOR=2, HEAD_DIM=D,
-                                            num_warps=4, num_stages=5)
+                                            num_warps=warps, num_stages=5)
 
-    for t in (dq, dk, dv):
-        t.fill_(float("nan"))
-    bwd()
+    # 4 warps (the seed's) and 8, as tlc_bench_tc runs it: the faster passing one
     q1, k1, v1 = (t[:1, :2].detach().float().requires_grad_() for t in (q, k, v))
     attention_ref(q1, k1, v1, True, scale).backward(do[:1, :2].float())
-    err_b = max(rel_err(dq[:1, :2], q1.grad), rel_err(dk[:1, :2], k1.grad), rel_err(dv[:1, :2], v1.grad))
-    ms_bwd = median_ms(bwd)
+    ms_bwd, err_b = float("nan"), float("nan")
+    for warps in (4, 8):
+        for t in (dq, dk, dv):
+            t.fill_(float("nan"))
+        bwd(warps)
+        e = max(rel_err(dq[:1, :2], q1.grad), rel_err(dk[:1, :2], k1.grad), rel_err(dv[:1, :2], v1.grad))
+        if not e < 1e-2:
+            err_b = e if not err_b < 1e-2 else err_b
+            continue
+        ms = median_ms(lambda: bwd(warps))
+        if not ms_bwd < ms:
+            ms_bwd, err_b = ms, e
 
     colsb = {}
     for name, backend in (("sdpa_flash", "FLASH_ATTENTION"), ("sdpa_cudnn", "CUDNN_ATTENTION")):
