@@ -564,6 +564,7 @@ int main(int argc, char **argv) {
     bench_matmul(&b, "matmul_fp16", "fp16", 512, 512, 512, mm + 2, 1);
     bench_matmul(&b, "matmul_fp8", "fp8e4nv", 512, 512, 512, mm8, 1);
     bench_attention(&b, 1, 2, 256, 64, true);
+    bench_attention(&b, 1, 2, 256, 64, false); /* the peers run both */
   } else {
     int nmm = quick ? 2 : (int)(sizeof mm / sizeof *mm);
     bench_matmul(&b, "matmul_fp16", "fp16", 4096, 4096, 4096, mm, mm_only ? 1 : nmm);
