@@ -85,8 +85,7 @@ typedef struct Pipe {
   bool *ahead;            /* by iter arg: computable D iterations ahead */
   VEC(Op *) loads;
   VEC(Op *) allocs;       /* the staging local_allocs of the loads, replaced by views of the rings */
-  VEC(int) alloc_of;      /* by staging: its load */
-  bool *in_regs;          /* by load: read in registers (a ride-along), not staged */
+  VEC(int) alloc_of;      /* by staging: its load (a load with none is read in registers) */
   VEC(const Type *) stypes; /* by load: the type of one slot of its ring */
   VEC(TmaTile *) tma;     /* by load: the TMA recipe, or NULL for cp.async */
   int ntma, ncp;          /* loads of each kind */
@@ -158,6 +157,14 @@ static bool wgmma_only(const PassUsers *u, const Value *s) {
   return true;
 }
 
+/* Are load ld's address and mask computable ahead (slice_ok)? */
+static bool address_ok(Pipe *p, const Op *ld) {
+  clear_marks(p, 2);
+  bool ok = slice_ok(p, ld->operands[0]) && slice_ok(p, ld->operands[1]);
+  clear_marks(p, 2);
+  return ok;
+}
+
 /* A load read in registers (bias, scales): rank 1 or 2 in a blocked
  * layout whose vector groups cp.async can copy into an unswizzled buffer of
  * the same order; *st_out its slot type. */
@@ -167,10 +174,7 @@ static bool register_load(Pipe *p, Op *ld, const Type **st_out) {
   if (t->rank > 2 || !L || L->kind != LAY_BLOCKED) return false;
   for (int d = 0; d < t->rank; d++) /* each element copied by one thread */
     if ((int64_t)L->spt[d] * L->tpw[d] * L->wpc[d] > t->shape[d]) return false;
-  clear_marks(p, 2);
-  bool ok = slice_ok(p, ld->operands[0]) && slice_ok(p, ld->operands[1]);
-  clear_marks(p, 2);
-  if (!ok) return false;
+  if (!address_ok(p, ld)) return false;
   int vec = ld->attr.vec > 0 ? ld->attr.vec : 1;
   const Type *st = ty_with_layout(p->ctx, t, lay_shared(p->ctx, t->rank, vec, 1, 1, L->order));
   if (!cp_async_ok(ld, st)) return false;
@@ -239,10 +243,7 @@ static bool candidate(Pipe *p, const PassUsers *u, Op *ld, Op **al, int *nal, co
     by_wgmma = by_wgmma && wgmma_only(u, s);
   }
   *st_out = st;
-  clear_marks(p, 2);
-  bool ok = slice_ok(p, ld->operands[0]) && slice_ok(p, ld->operands[1]);
-  clear_marks(p, 2);
-  if (!ok) return false;
+  if (!address_ok(p, ld)) return false;
   TmaTile t;
   if (by_wgmma && pass_tma_tile(p->m, ld, st->layout, &t)) {
     *tma_out = xmalloc(sizeof t);
@@ -409,18 +410,16 @@ static Op *rewrite_top(Pipe *p, IrBuilder *b, Value *rd, Value *ph) {
   for (int i = 0; i < p->loads.len; i++) {
     top = slot_view(p, b, i, rd)->def;
     Value *view = top->results[0];
-    if (!p->in_regs[i]) {
-      for (int k = 0; k < p->allocs.len; k++) {
-        if (p->alloc_of.data[k] != i) continue;
-        const Value *staged = p->allocs.data[k]->results[0];
-        Value *v = view;
-        if (staged->type != view->type) /* staged through a trans: read the slot transposed */
-          v = irb_op(b, OP_MEMDESC_TRANS, &view, 1, staged->type)->results[0];
-        top = v->def;
-        ir_replace_uses(p->body, p->allocs.data[k]->results[0], v);
-      }
-      continue;
+    bool staged = false;
+    for (int k = 0; k < p->allocs.len; k++) {
+      if (p->alloc_of.data[k] != i) continue;
+      Value *al = p->allocs.data[k]->results[0], *v = view;
+      if (al->type != view->type) /* staged through a trans: read the slot transposed */
+        v = irb_op(b, OP_MEMDESC_TRANS, &view, 1, al->type)->results[0];
+      top = v->def, staged = true;
+      ir_replace_uses(p->body, al, v);
     }
+    if (staged) continue;
     /* a load read in registers: from its slot, where it was read before */
     const Type *rt = p->loads.data[i]->results[0]->type;
     top = irb_op(b, OP_LOCAL_LOAD, &view, 1, rt);
@@ -548,7 +547,6 @@ static void pipeline_loop(IrModule *m, Op *loop, const PassUsers *u, uint8_t *ma
   p.ahead = xcalloc((size_t)p.nargs + 1, sizeof(bool));
   find_ahead(&p);
   int staged = 0; /* loads of dot operands: the loop is worth pipelining */
-  VEC(bool) regs = {0};
   for (Op *op = body->first; op; op = op->next) {
     Op *al[MAX_STAGINGS];
     int nal;
@@ -559,7 +557,6 @@ static void pipeline_loop(IrModule *m, Op *loop, const PassUsers *u, uint8_t *ma
         VEC_PUSH(p.allocs, al[k]);
         VEC_PUSH(p.alloc_of, p.loads.len);
       }
-      VEC_PUSH(regs, nal == 0);
       VEC_PUSH(p.loads, op);
       VEC_PUSH(p.stypes, slot_t);
       VEC_PUSH(p.tma, t);
@@ -568,7 +565,6 @@ static void pipeline_loop(IrModule *m, Op *loop, const PassUsers *u, uint8_t *ma
       staged += nal > 0;
     }
   }
-  p.in_regs = regs.data;
   if (staged) transform(&p, u);
   memset(mark, 0, nops);
   for (int i = 0; i < p.tma.len; i++) free(p.tma.data[i]);
@@ -576,7 +572,6 @@ static void pipeline_loop(IrModule *m, Op *loop, const PassUsers *u, uint8_t *ma
   VEC_FREE(p.loads);
   VEC_FREE(p.allocs);
   VEC_FREE(p.alloc_of);
-  VEC_FREE(regs);
   VEC_FREE(p.stypes);
   free(p.ahead);
 }
