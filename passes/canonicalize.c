@@ -21,6 +21,8 @@
  *      through unchanged is replaced by its init and removed; one whose
  *      result is unused and whose block argument feeds only pure ops that
  *      end up back in its own yield slot is first turned into the former.
+ *      IF results: one nothing uses, or one both branches yield the same
+ *      value for (replaced by that value), is removed.
  * Rounds repeat while anything changed (at most CANON_MAX_ROUNDS).
  *
  * Folding rules: integers wrap at their width and follow their type's
@@ -751,6 +753,66 @@ static int simplify_loops(IrModule *m) {
   return changes;
 }
 
+/* ---- phase 3b: IF results ---------------------------------------------------------------------- */
+
+/* A result of an IF that nothing uses, or for which both branches yield the
+ * same value (defined outside both, so it dominates the IF), is dropped from
+ * the IF and its yields (the exit guards of specialization yield every
+ * variable they might change, most of them unused afterwards). */
+static int simplify_ifs(IrModule *m) {
+  IrFunc *f = m->func;
+  int n, changes = 0;
+  Op **ops = ir_collect_ops(f, &n);
+  int *uses = ir_use_counts(f);
+  for (int i = 0; i < n; i++) {
+    Op *op = ops[i];
+    if (op->kind != OP_IF || !op->parent || op->nregions != 2 || !op->nresults) continue;
+    Op *y[2];
+    bool good = true;
+    for (int r = 0; r < 2; r++) {
+      y[r] = op->regions[r]->last;
+      good &= y[r] && y[r]->kind == OP_YIELD && y[r]->noperands == op->nresults;
+    }
+    if (!good) continue;
+    int nr = op->nresults, k = 0;
+    bool *keep = xcalloc((size_t)nr, sizeof(bool));
+    for (int j = 0; j < nr; j++) {
+      Value *res = op->results[j];
+      if (y[0]->operands[j] == y[1]->operands[j]) ir_replace_uses(op->parent, res, y[0]->operands[j]);
+      else keep[j] = uses[res->id] > 0;
+      k += keep[j];
+    }
+    if (k == nr) {
+      free(keep);
+      continue;
+    }
+    const Type **rts = xcalloc((size_t)k + 1, sizeof(Type *));
+    for (int j = 0, t = 0; j < nr; j++)
+      if (keep[j]) rts[t++] = op->results[j]->type;
+    Op *ni = ir_op_new(m, f, OP_IF, op->loc, op->operands, 1, rts, k, 0);
+    ni->attr = op->attr;
+    ni->regions = op->regions;
+    ni->nregions = op->nregions;
+    for (int r = 0; r < 2; r++) op->regions[r]->parent = ni;
+    for (int j = 0, t = 0; j < nr; j++) {
+      if (!keep[j]) continue;
+      for (int r = 0; r < 2; r++) y[r]->operands[t] = y[r]->operands[j];
+      ni->results[t]->name = op->results[j]->name;
+      ir_replace_uses(op->parent, op->results[j], ni->results[t]);
+      t++;
+    }
+    y[0]->noperands = y[1]->noperands = k;
+    ir_insert_before(op, ni);
+    ir_remove(op);
+    free(rts);
+    free(keep);
+    changes++;
+  }
+  free(uses);
+  free(ops);
+  return changes;
+}
+
 /* ---- the pass ------------------------------------------------------------------------------------ */
 
 /* ---- acc + dot(a, b, 0)  ->  dot(a, b, acc) ---------------------------------------------
@@ -809,6 +871,7 @@ int pass_canonicalize(IrModule *m, StrBuf *errors) {
     int changes = sweep(m);
     changes += dce(m);
     changes += simplify_loops(m);
+    changes += simplify_ifs(m);
     changes += fuse_dot_acc(m);
     if (!changes) break;
   }

@@ -49,6 +49,7 @@ static const char *closest_name(Scope *sc, const char *name) {
   if (bestd > 3) bestd = 3;
   for (; sc; sc = sc->parent)
     for (int i = 0; i < sc->vars.len; i++) {
+      if (spec_is_hidden_name(sc->vars.data[i].name)) continue;
       int dd = spec_edit_distance(name, sc->vars.data[i].name);
       if (dd < bestd) bestd = dd, best = sc->vars.data[i].name;
     }

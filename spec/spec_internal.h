@@ -94,9 +94,12 @@ typedef struct Scope {
 typedef struct Frame {
   FuncDef *fn;
   Loc call_loc;
-  SVal *ret;                    /* value of `return` once reached */
-  bool returned;
-  int runtime_depth;            /* nesting of runtime if/for/while */
+  SVal *ret;                    /* value of `return` once reached outside runtime control flow */
+  bool returned;                /* ... and so the rest of the body is not run */
+  int runtime_depth;            /* nesting of runtime if/for/while (and exit guards) */
+  int loop_depth;               /* nesting of loops, runtime or unrolled (break/continue) */
+  int runtime_loop_depth;       /* nesting of runtime for/while */
+  Loc value_ret, none_ret;      /* first `return x` / bare `return` under runtime control flow */
 } Frame;
 
 /* Limits on compile-time work, so that no input makes specialization run
@@ -207,12 +210,53 @@ SVal *spec_eval(Spec *s, Scope *sc, const Expr *e);
 void spec_exec_block(Spec *s, Scope *sc, const Block *b);
 SVal *scope_lookup(Scope *sc, const char *name);
 void scope_set(Spec *s, Scope *sc, const char *name, SVal *v);
+void scope_remove(Scope *sc, const char *name);
 SVal *spec_call_function(Spec *s, FuncDef *fn, SVal **args, int nargs, const Keyword *kw,
                          SVal **kwvals, int nkw, Loc loc);
 
 /* Module-level `NAME = expr` evaluated on first use (NULL when none). */
 SVal *spec_global_lazy(Spec *s, const char *name, Loc use);
 void spec_bind_import(Spec *s, Scope *sc, const Stmt *st);
+
+/* ---- exits.c: return/break/continue inside runtime control flow --------- */
+
+/* The hidden variables of a function's scope (exits.c says what each means). */
+extern const char SPEC_EXIT_RETURN[], SPEC_EXIT_VALUE[], SPEC_EXIT_BREAK[], SPEC_EXIT_CONTINUE[];
+/* A name of the evaluator's own ('$...'): never visible to or suggested for the user. */
+bool spec_is_hidden_name(const char *name);
+bool spec_is_exit_flag(const char *name);          /* $return, $break, $continue */
+/* For messages: "'acc'", "the return value". */
+const char *spec_var_label(Spec *s, const char *name);
+
+typedef enum { EXITS_NONE, EXITS_MAYBE, EXITS_ALWAYS } ExitsKind;
+typedef struct SpecExits {
+  ExitsKind kind;
+  Value *stop;                  /* MAYBE: i1, an exit happened (the OR of the runtime flags) */
+  const char *only;             /* MAYBE: the one flag that is runtime, NULL when several are */
+} SpecExits;
+/* Where execution stands in scope sc: no exit, maybe one (run the rest under
+ * `stop`'s guard), or certainly one (the rest is dead).  May emit the OR at loc. */
+SpecExits spec_exit_state(Spec *s, Scope *sc, Loc loc);
+/* Set every flag present in sc to False (code that runs only when none is set). */
+void spec_exit_clear(Spec *s, Scope *sc);
+bool spec_exit_returned(Scope *sc);      /* $return is True: every path returned */
+bool spec_exit_may_return(Scope *sc);    /* $return is True or a runtime value */
+
+typedef struct SpecLoopExits {
+  bool has_break, has_continue;   /* of this loop (not of loops nested in it) */
+  bool has_return;                /* anywhere in the body */
+} SpecLoopExits;
+SpecLoopExits spec_loop_exits(const Block *body);
+/* A loop's own $break/$continue: the enclosing loop's are set aside on entry
+ * and put back on exit. */
+typedef struct SpecLoopSave {
+  SVal *brk, *cont;
+} SpecLoopSave;
+void spec_loop_enter(Spec *s, Scope *sc, SpecLoopSave *save);
+void spec_loop_leave(Spec *s, Scope *sc, const SpecLoopSave *save);
+/* The value a function returns once its body ran in scope sc (reports a
+ * path that returns a value where another returns None). */
+SVal *spec_exit_result(Spec *s, Scope *sc, Frame *fr, bool is_kernel);
 
 /* ---- builtins.c: calling a builtin (the table is builtins.def) ------------------ */
 

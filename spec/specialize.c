@@ -594,10 +594,11 @@ IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, D
   Frame fr = {.fn = k, .call_loc = k->loc};
   s->frames[s->depth++] = &fr;
   spec_exec_block(s, &sc, &k->body);
+  SVal *ret = spec_exit_result(s, &sc, &fr, true);
   s->depth--;
-  if (fr.ret && fr.ret->kind != SV_NONE && !is_poison(fr.ret))
+  if (ret->kind != SV_NONE && !is_poison(ret))
     spec_error(s, k->loc, "a kernel cannot return a value ('%s' returns a %s)", k->name,
-               sv_kind_name(fr.ret));
+               sv_kind_name(ret));
   VEC_FREE(sc.vars);
   s->b.loc = k->loc;
   irb_op(&s->b, OP_RETURN, NULL, 0, NULL);

@@ -145,8 +145,9 @@ static Value *coerce_for_yield(Spec *s, Value *v, const Type *want, const char *
   StrBuf a, b;
   sb_init(&a), sb_init(&b);
   ty_print(&a, want), ty_print(&b, v->type);
-  spec_error(s, loc, "'%s' is %s %s but %s %s; a variable must keep its type", name, a.data,
-             where_want, b.data, where_got);
+  spec_error(s, loc, "%s is %s %s but %s %s; %s must keep its type", spec_var_label(s, name), a.data,
+             where_want, b.data, where_got,
+             !strcmp(name, SPEC_EXIT_VALUE) ? "a function's return value" : "a variable");
   sb_free(&a), sb_free(&b);
   return NULL;
 }
@@ -204,7 +205,7 @@ static SVal *scope_get_local(const Scope *sc, const char *name) {
   return NULL;
 }
 
-static void scope_remove(Scope *sc, const char *name) {
+void scope_remove(Scope *sc, const char *name) {
   for (int i = sc->vars.len - 1; i >= 0; i--)
     if (!strcmp(sc->vars.data[i].name, name)) {
       memmove(&sc->vars.data[i], &sc->vars.data[i + 1], sizeof(Binding) * (size_t)(sc->vars.len - i - 1));
@@ -260,106 +261,247 @@ static Value *scalar_condition(Spec *s, SVal *c, Loc loc, const char *stmt) {
   return spec_to_bool(s, c->v, loc);
 }
 
-static void exec_if_runtime(Spec *s, Scope *sc, const Stmt *st, Value *cond) {
+/* One branch of a runtime IF: what runs in it, given the branch's scope. */
+typedef struct Arm {
+  void (*run)(Spec *s, Scope *sc, const void *ctx);
+  const void *ctx;
+} Arm;
+
+static void run_block(Spec *s, Scope *sc, const void *ctx) { spec_exec_block(s, sc, ctx); }
+
+/* The merge of a runtime IF's two branch scopes into the enclosing one. */
+typedef struct Merge {
+  Scope *sc, *br;              /* the enclosing scope, the two branches' */
+  IrBuilder ends[2];           /* the end of each branch, where its yield goes */
+  Loc loc;
+  Value *cond;
+  NameVec merged;              /* names that become results of the IF ... */
+  VEC(SVal *) tmpl;            /* ... shaped like these */
+  ValueVec yv[2];              /* each branch's yield operands */
+  NameVec by_cond;             /* flags that are exactly cond (or its negation) */
+  VEC(bool) negated;
+  bool ok;
+} Merge;
+
+/* Yield v (of name n) from branch r and its counterpart from the other
+ * branch: `other` when it has the same structure and types, else zeros of
+ * the same types (a branch whose value does not matter). */
+static void merge_one_sided(Spec *s, Merge *M, const char *n, int r, SVal *v, SVal *other) {
+  ValueVec fl = {0}, fo = {0};
+  s->b = M->ends[r];
+  if (!flatten(s, v, &fl, n, M->loc)) {
+    M->ok = false;
+    VEC_FREE(fl);
+    return;
+  }
+  bool reuse = other && !is_poison(other) && carriable(other) && same_structure(v, other);
+  if (reuse) {
+    s->b = M->ends[1 - r];
+    reuse = flatten(s, other, &fo, n, M->loc) && fo.len == fl.len;
+    for (int k = 0; reuse && k < fl.len; k++) reuse = fo.data[k]->type == fl.data[k]->type;
+  }
+  if (!reuse) {
+    fo.len = 0;
+    s->b = M->ends[1 - r];
+    for (int k = 0; k < fl.len; k++) {
+      const Type *t = fl.data[k]->type;
+      VEC_PUSH(fo, dt_is_float(t->dtype) ? irb_const_float(&s->b, t, 0) : irb_const_int(&s->b, t, 0));
+    }
+  }
+  for (int k = 0; k < fl.len; k++) {
+    VEC_PUSH(M->yv[r], fl.data[k]);
+    VEC_PUSH(M->yv[1 - r], fo.data[k]);
+  }
+  VEC_PUSH(M->merged, n);
+  VEC_PUSH(M->tmpl, v);
+  VEC_FREE(fl), VEC_FREE(fo);
+}
+
+/* Both branches' values of n matter: yield each (constexpr numbers adapt to
+ * the other branch's type). */
+static void merge_both(Spec *s, Merge *M, const char *n, SVal *tv, SVal *ev) {
+  const char *label = spec_var_label(s, n);
+  bool is_value = !strcmp(n, SPEC_EXIT_VALUE);
+  if (!carriable(tv) || !carriable(ev) || !same_structure(tv, ev)) {
+    if (is_value)
+      spec_error(s, M->loc, "'%s' returns a %s on one path and a %s on another; every path must return "
+                 "the same kind of value", frame(s)->fn->name, kind_text(s, tv), kind_text(s, ev));
+    else
+      spec_error(s, M->loc, "%s is a %s in one branch and a %s in the other; after a runtime "
+                 "'if' it must be the same kind of value", label, kind_text(s, tv), kind_text(s, ev));
+    M->ok = false;
+    return;
+  }
+  int before[2] = {M->yv[0].len, M->yv[1].len};
+  for (int r = 0; r < 2; r++) {
+    s->b = M->ends[r];
+    if (!flatten(s, r ? ev : tv, &M->yv[r], n, M->loc)) M->ok = false;
+  }
+  if (!M->ok) return;
+  for (int k = 0; k < M->yv[0].len - before[0]; k++) {
+    Value **a = &M->yv[0].data[before[0] + k], **b = &M->yv[1].data[before[1] + k];
+    if ((*a)->type == (*b)->type) continue;
+    bool a_lit = (*a)->def && (*a)->def->kind == OP_CONSTANT && !(*a)->type->rank;
+    s->b = M->ends[a_lit ? 0 : 1];
+    if (is_value && !(a_lit || ((*b)->def && (*b)->def->kind == OP_CONSTANT && !(*b)->type->rank))) {
+      StrBuf ta, tb;
+      sb_init(&ta), sb_init(&tb);
+      ty_print(&ta, (*a)->type), ty_print(&tb, (*b)->type);
+      spec_error(s, M->loc, "'%s' returns %s on one path and %s on another; every path must return one type",
+                 frame(s)->fn->name, ta.data, tb.data);
+      sb_free(&ta), sb_free(&tb);
+      M->ok = false;
+      return;
+    }
+    Value *fixed = coerce_for_yield(s, a_lit ? *a : *b, a_lit ? (*b)->type : (*a)->type, n, M->loc,
+                                    a_lit ? "in the else branch" : "in the then branch",
+                                    a_lit ? "in the then branch" : "in the else branch");
+    if (!fixed) {
+      M->ok = false;
+      return;
+    }
+    if (a_lit) *a = fixed; else *b = fixed;
+  }
+  VEC_PUSH(M->merged, n);
+  VEC_PUSH(M->tmpl, tv);
+}
+
+/* An exit flag: absent is False; True in one branch and False in the other
+ * is the condition itself; False against the value from before the IF keeps
+ * it (that only happens in an exit guard, whose running branch starts with
+ * every flag False). */
+static void merge_flag(Spec *s, Merge *M, const char *n, SVal *tv, SVal *ev, SVal *ov) {
+  if (!tv) tv = s->false_;
+  if (!ev) ev = s->false_;
+  if (tv == ev || is_poison(tv) || is_poison(ev)) {
+    scope_set(s, M->sc, n, is_poison(tv) || is_poison(ev) ? s->poison : tv);
+    return;
+  }
+  if (tv->kind == SV_BOOL && ev->kind == SV_BOOL) {
+    if (tv->i == ev->i) {
+      scope_set(s, M->sc, n, tv);
+      return;
+    }
+    VEC_PUSH(M->by_cond, n);
+    VEC_PUSH(M->negated, !tv->i);
+    return;
+  }
+  bool tfalse = tv->kind == SV_BOOL && !tv->i, efalse = ev->kind == SV_BOOL && !ev->i;
+  if ((tfalse && ev == ov) || (efalse && tv == ov)) {
+    scope_set(s, M->sc, n, ov);
+    return;
+  }
+  merge_both(s, M, n, tv, ev);
+}
+
+static void merge_name(Spec *s, Merge *M, const char *n, bool only_existing) {
+  SVal *tv = scope_get_local(&M->br[0], n), *ev = scope_get_local(&M->br[1], n);
+  SVal *ov = scope_get_local(M->sc, n);
+  if (only_existing && !ov && !spec_is_hidden_name(n)) return;
+  if (spec_is_exit_flag(n)) {
+    merge_flag(s, M, n, tv, ev, ov);
+    return;
+  }
+  /* Whose value does not matter: for a variable, a branch that returned;
+   * for the return value, one that cannot have returned. */
+  bool is_value = !strcmp(n, SPEC_EXIT_VALUE), dc[2];
+  for (int r = 0; r < 2; r++)
+    dc[r] = is_value ? !spec_exit_may_return(&M->br[r]) : spec_exit_returned(&M->br[r]);
+  if (dc[0] && dc[1]) return; /* what follows is dead: keep the value from before, if any */
+  if (dc[0] || dc[1]) {
+    int live = dc[0] ? 1 : 0;
+    SVal *v = live ? ev : tv, *other = live ? tv : ev;
+    if (!v) {
+      if (ov) scope_remove(M->sc, n);
+      return;
+    }
+    if (is_poison(v) || sv_is_constexpr(v) || v == ov || !carriable(v)) {
+      scope_set(s, M->sc, n, v);
+      return;
+    }
+    merge_one_sided(s, M, n, live, v, other);
+    return;
+  }
+  if (tv == ev) {
+    if (tv != ov) scope_set(s, M->sc, n, tv);
+    return;
+  }
+  if (!tv || !ev) {
+    if (is_value) {
+      /* a bare `return` on one side: reported at the function's end */
+      merge_one_sided(s, M, n, tv ? 0 : 1, tv ? tv : ev, NULL);
+      return;
+    }
+    /* defined in one branch only: not visible after the if */
+    if (ov) scope_set(s, M->sc, n, tv ? tv : ev);
+    return;
+  }
+  if (is_poison(tv) || is_poison(ev)) {
+    scope_set(s, M->sc, n, s->poison);
+    return;
+  }
+  if (sv_is_constexpr(tv) && sv_is_constexpr(ev)) {
+    SVal *eq = spec_compare(s, AOP_EQ, tv, ev, M->loc);
+    if (eq->kind == SV_BOOL && eq->i) {
+      scope_set(s, M->sc, n, tv);
+      return;
+    }
+  }
+  merge_both(s, M, n, tv, ev);
+}
+
+/* A runtime IF on `cond` (i1) running arms[0] or arms[1], each in a copy of
+ * sc; the variables they change become the IF's results.  With
+ * only_existing (an exit guard), variables first defined inside are
+ * dropped: nothing after the guard in this block can see them. */
+static void runtime_if(Spec *s, Scope *sc, Loc loc, Value *cond, const Arm arms[2], bool only_existing) {
   IrBuilder saved = s->b;
   Value *ops[1] = {cond};
-  Op *tmp = ir_op_new(s->m, s->f, OP_IF, st->loc, ops, 1, NULL, 0, 2);
+  Op *tmp = ir_op_new(s->m, s->f, OP_IF, loc, ops, 1, NULL, 0, 2);
   irb_insert(&s->b, tmp);
   frame(s)->runtime_depth++;
   Scope br[2] = {scope_copy(sc), scope_copy(sc)};
-  const Block *blocks[2] = {&st->body, &st->orelse};
-  IrBuilder ends[2];
+  Merge M = {.sc = sc, .br = br, .loc = loc, .cond = cond, .ok = true};
   for (int r = 0; r < 2; r++) {
     irb_init(&s->b, s->m, s->f, tmp->regions[r]);
-    s->b.loc = st->loc;
-    spec_exec_block(s, &br[r], blocks[r]);
-    ends[r] = s->b;
+    s->b.loc = loc;
+    if (arms[r].run) arms[r].run(s, &br[r], arms[r].ctx);
+    M.ends[r] = s->b;
   }
   frame(s)->runtime_depth--;
 
-  /* Which names differ between the branches (or from before)? */
   NameVec names = {0};
   for (int r = 0; r < 2; r++)
     for (int i = 0; i < br[r].vars.len; i++) add_name(&names, br[r].vars.data[i].name);
-  NameVec merged = {0};
-  VEC(SVal *) tmpl = {0};
-  ValueVec yv[2] = {{0}, {0}};
-  bool ok = true;
-  for (int i = 0; i < names.len; i++) {
-    const char *n = names.data[i];
-    SVal *tv = scope_get_local(&br[0], n), *ev = scope_get_local(&br[1], n);
-    SVal *ov = scope_get_local(sc, n);
-    if (tv == ev) {
-      if (tv != ov) scope_set(s, sc, n, tv);
-      continue;
-    }
-    if (!tv || !ev) {
-      /* defined in one branch only: not visible after the if */
-      if (ov) scope_set(s, sc, n, tv ? tv : ev);
-      continue;
-    }
-    if (is_poison(tv) || is_poison(ev)) {
-      scope_set(s, sc, n, s->poison);
-      continue;
-    }
-    if (sv_is_constexpr(tv) && sv_is_constexpr(ev)) {
-      SVal *eq = spec_compare(s, AOP_EQ, tv, ev, st->loc);
-      if (eq->kind == SV_BOOL && eq->i) {
-        scope_set(s, sc, n, tv);
-        continue;
-      }
-    }
-    if (!carriable(tv) || !carriable(ev) || !same_structure(tv, ev)) {
-      spec_error(s, st->loc, "'%s' is a %s in one branch and a %s in the other; after a runtime "
-                 "'if' it must be the same kind of value", n, kind_text(s, tv), kind_text(s, ev));
-      ok = false;
-      continue;
-    }
-    int before[2] = {yv[0].len, yv[1].len};
-    for (int r = 0; r < 2; r++) {
-      s->b = ends[r];
-      if (!flatten(s, r ? ev : tv, &yv[r], n, st->loc)) ok = false;
-    }
-    if (!ok) continue;
-    /* types must agree; constexpr numbers adapt to the other branch */
-    for (int k = 0; k < yv[0].len - before[0]; k++) {
-      Value **a = &yv[0].data[before[0] + k], **b = &yv[1].data[before[1] + k];
-      if ((*a)->type == (*b)->type) continue;
-      bool a_lit = (*a)->def && (*a)->def->kind == OP_CONSTANT && !(*a)->type->rank;
-      s->b = ends[a_lit ? 0 : 1];
-      Value *fixed = coerce_for_yield(s, a_lit ? *a : *b, a_lit ? (*b)->type : (*a)->type, n, st->loc,
-                                      a_lit ? "in the else branch" : "in the then branch",
-                                      a_lit ? "in the then branch" : "in the else branch");
-      if (!fixed) { ok = false; break; }
-      if (a_lit) *a = fixed; else *b = fixed;
-    }
-    VEC_PUSH(merged, n);
-    VEC_PUSH(tmpl, tv);
-  }
-  if (ok) {
-    int nres = yv[0].len;
+  for (int i = 0; i < names.len; i++) merge_name(s, &M, names.data[i], only_existing);
+  if (M.ok) {
+    int nres = M.yv[0].len;
     const Type **rts = ARENA_ARRAY(s->arena, const Type *, nres + 1);
-    for (int i = 0; i < nres; i++) rts[i] = yv[0].data[i]->type;
+    for (int i = 0; i < nres; i++) rts[i] = M.yv[0].data[i]->type;
     for (int r = 0; r < 2; r++) {
-      s->b = ends[r];
-      irb_op(&s->b, OP_YIELD, yv[r].data, nres, NULL);
+      s->b = M.ends[r];
+      irb_op(&s->b, OP_YIELD, M.yv[r].data, nres, NULL);
     }
     s->b = saved;
-    Op *op = ir_op_new(s->m, s->f, OP_IF, st->loc, ops, 1, rts, nres, 0);
+    Op *op = ir_op_new(s->m, s->f, OP_IF, loc, ops, 1, rts, nres, 0);
     op->regions = tmp->regions;
     op->nregions = 2;
     for (int r = 0; r < 2; r++) op->regions[r]->parent = op;
     ir_insert_before(tmp, op);
     ir_remove(tmp);
     int pos = 0;
-    for (int i = 0; i < merged.len; i++)
-      scope_set(s, sc, merged.data[i], unflatten(s, tmpl.data[i], op->results, &pos));
+    for (int i = 0; i < M.merged.len; i++)
+      scope_set(s, sc, M.merged.data[i], unflatten(s, M.tmpl.data[i], op->results, &pos));
+    spec_at(s, loc);
+    for (int i = 0; i < M.by_cond.len; i++)
+      scope_set(s, sc, M.by_cond.data[i], sv_tensor(s, M.negated.data[i] ? irb_unary(&s->b, OP_NOT, cond) : cond));
   } else {
     s->b = saved;
-    for (int i = 0; i < merged.len; i++) scope_set(s, sc, merged.data[i], s->poison);
+    for (int i = 0; i < M.merged.len; i++) scope_set(s, sc, M.merged.data[i], s->poison);
+    for (int i = 0; i < M.by_cond.len; i++) scope_set(s, sc, M.by_cond.data[i], s->poison);
   }
-  VEC_FREE(names), VEC_FREE(merged), VEC_FREE(tmpl);
-  VEC_FREE(yv[0]), VEC_FREE(yv[1]);
+  VEC_FREE(names), VEC_FREE(M.merged), VEC_FREE(M.tmpl), VEC_FREE(M.by_cond), VEC_FREE(M.negated);
+  VEC_FREE(M.yv[0]), VEC_FREE(M.yv[1]);
   VEC_FREE(br[0].vars), VEC_FREE(br[1].vars);
 }
 
@@ -372,7 +514,46 @@ static void exec_if(Spec *s, Scope *sc, const Stmt *st) {
     return;
   }
   Value *cond = scalar_condition(s, c, st->cond->loc, "if");
-  if (cond) exec_if_runtime(s, sc, st, cond);
+  if (!cond) return;
+  Arm arms[2] = {{run_block, &st->body}, {run_block, &st->orelse}};
+  runtime_if(s, sc, st->loc, cond, arms, false);
+}
+
+/* ---- exit guards ----------------------------------------------------------------------- */
+
+/* After a possible exit (e.g. `if c: return`), what follows runs under
+ *   if stop { } else { <every flag False> rest }
+ * The skipping branch knows its flag is set when only one flag is live. */
+typedef struct Guard {
+  const char *only;
+  void (*rest)(Spec *s, Scope *sc, const void *ctx);
+  const void *ctx;
+} Guard;
+
+static void guard_skip(Spec *s, Scope *sc, const void *ctx) {
+  const Guard *g = ctx;
+  if (g->only) scope_set(s, sc, g->only, s->true_);
+}
+
+static void guard_run(Spec *s, Scope *sc, const void *ctx) {
+  const Guard *g = ctx;
+  spec_exit_clear(s, sc);
+  g->rest(s, sc, g->ctx);
+}
+
+static void run_guarded(Spec *s, Scope *sc, Loc loc, const SpecExits *ex,
+                        void (*rest)(Spec *, Scope *, const void *), const void *ctx) {
+  /* guards nest (one per possible exit in a row): they count as evaluation depth */
+  if (s->eval_depth >= SPEC_MAX_EVAL_DEPTH) {
+    spec_error(s, loc, "too many possible exits in a row (more than %d nested guards)", SPEC_MAX_EVAL_DEPTH);
+    s->over_budget = true;
+    return;
+  }
+  Guard g = {ex->only, rest, ctx};
+  Arm arms[2] = {{guard_skip, &g}, {guard_run, &g}};
+  s->eval_depth++;
+  runtime_if(s, sc, loc, ex->stop, arms, true);
+  s->eval_depth--;
 }
 
 /* ---- loops -------------------------------------------------------------------------- */
@@ -591,11 +772,149 @@ static RangeArgs range_args(Spec *s, Scope *sc, const Expr *call, bool is_static
   return r;
 }
 
-static void exec_unrolled(Spec *s, Scope *sc, const Stmt *st, SVal **values, int n) {
-  for (int i = 0; i < n && !frame(s)->returned; i++) {
-    assign(s, sc, st->target, values[i]);
-    spec_exec_block(s, sc, &st->body);
+/* A flag present in sc joins the carried values (after collect_carried). */
+static bool carry_flag(Spec *s, Scope *sc, Carried *c, const char *n, Loc loc) {
+  SVal *v = scope_get_local(sc, n);
+  if (!v || is_poison(v)) return false;
+  int before = c->inits.len;
+  if (!flatten(s, v, &c->inits, n, loc)) return false;
+  VEC_PUSH(c->names, n);
+  VEC_PUSH(c->tmpl, v);
+  VEC_PUSH(c->counts, c->inits.len - before);
+  return true;
+}
+
+/* The flags a loop's body may set, False before it; true when the loop
+ * must be able to stop early (a WHILE that also tests them). */
+static bool prepare_exits(Spec *s, Scope *sc, const SpecLoopExits *lx) {
+  if (lx->has_break) scope_set(s, sc, SPEC_EXIT_BREAK, s->false_);
+  if (lx->has_return) scope_set(s, sc, SPEC_EXIT_RETURN, s->false_);
+  return lx->has_break || lx->has_return;
+}
+
+static bool carry_exits(Spec *s, Scope *sc, Carried *c, const SpecLoopExits *lx, Loc loc) {
+  bool ok = true;
+  if (lx->has_break) ok &= carry_flag(s, sc, c, SPEC_EXIT_BREAK, loc);
+  if (lx->has_return) ok &= carry_flag(s, sc, c, SPEC_EXIT_RETURN, loc);
+  return ok;
+}
+
+/* Run a runtime loop's body in sc: the flags are False when it starts (the
+ * loop's condition tested them), $continue ends with the iteration. */
+static void exec_loop_body(Spec *s, Scope *sc, const Block *body) {
+  Frame *fr = frame(s);
+  spec_exit_clear(s, sc);
+  fr->runtime_depth++, fr->loop_depth++, fr->runtime_loop_depth++;
+  spec_exec_block(s, sc, body);
+  fr->runtime_depth--, fr->loop_depth--, fr->runtime_loop_depth--;
+  scope_remove(sc, SPEC_EXIT_CONTINUE);
+}
+
+/* i1: none of the carried flags (values[...] as laid out by c) is set. */
+static Value *no_exit(Spec *s, const Carried *c, Value **values, Value *cond) {
+  int pos = 0;
+  for (int i = 0; i < c->names.len; i++) {
+    if (spec_is_exit_flag(c->names.data[i])) {
+      Value *go = irb_unary(&s->b, OP_NOT, values[pos]);
+      cond = cond ? irb_binary(&s->b, OP_AND, cond, go) : go;
+    }
+    pos += c->counts.data[i];
   }
+  return cond;
+}
+
+/* ---- unrolled loops (tl.static_range, constexpr sequences) ------------------------ */
+
+typedef struct Unrolled {
+  const Stmt *st;
+  SVal **values;
+  int n, from;
+} Unrolled;
+
+/* Iterations from..n; after one that may have left the loop, the rest run
+ * under a guard. */
+static void unrolled_from(Spec *s, Scope *sc, const void *ctx) {
+  const Unrolled *u = ctx;
+  for (int i = u->from; i < u->n && !frame(s)->returned; i++) {
+    assign(s, sc, u->st->target, u->values[i]);
+    spec_exec_block(s, sc, &u->st->body);
+    scope_remove(sc, SPEC_EXIT_CONTINUE);
+    SpecExits ex = spec_exit_state(s, sc, u->st->loc);
+    if (ex.kind == EXITS_ALWAYS) return;
+    if (ex.kind == EXITS_MAYBE) {
+      Unrolled next = {u->st, u->values, u->n, i + 1};
+      if (i + 1 < u->n) run_guarded(s, sc, u->st->loc, &ex, unrolled_from, &next);
+      return;
+    }
+  }
+}
+
+static void exec_unrolled(Spec *s, Scope *sc, const Stmt *st, SVal **values, int n) {
+  SpecLoopSave save;
+  spec_loop_enter(s, sc, &save);
+  frame(s)->loop_depth++;
+  Unrolled u = {st, values, n, 0};
+  unrolled_from(s, sc, &u);
+  frame(s)->loop_depth--;
+  spec_loop_leave(s, sc, &save);
+}
+
+/* ---- runtime for ------------------------------------------------------------------ */
+
+/* iv has not passed ub, the test cg_control.c makes for a FOR. */
+static Value *in_range(Spec *s, Value *iv, Value *ub, SVal *step_sv, Value *step) {
+  if (step_sv->kind == SV_INT || step_sv->kind == SV_BOOL)
+    return irb_cmp(&s->b, step_sv->i > 0 ? CMP_LT : CMP_GT, iv, ub);
+  Value *up = irb_cmp(&s->b, CMP_LT, iv, ub), *down = irb_cmp(&s->b, CMP_GT, iv, ub);
+  Value *pos = irb_cmp(&s->b, CMP_GT, step, irb_const_int(&s->b, step->type, 0));
+  return irb_select(&s->b, pos, up, down);
+}
+
+/* A range loop that can break or return: a WHILE carrying the induction
+ * variable and the flags, whose condition is `iv in range and no exit`. */
+static void for_as_while(Spec *s, Scope *sc, const Stmt *st, Value **bounds, SVal *step_sv, Carried *car,
+                         NameVec *fixed, Scope *before) {
+  int n = car->inits.len;
+  const Type *it_ty = bounds[0]->type;
+  Value **inits = xcalloc((size_t)n + 2, sizeof(Value *));
+  const Type **rts = xcalloc((size_t)n + 2, sizeof(Type *));
+  inits[0] = bounds[0], rts[0] = it_ty;
+  for (int i = 0; i < n; i++) inits[1 + i] = car->inits.data[i], rts[1 + i] = car->inits.data[i]->type;
+  Op *loop = ir_op_new(s->m, s->f, OP_WHILE, st->loc, inits, n + 1, rts, n + 1, 2);
+  irb_insert(&s->b, loop);
+  IrBuilder saved = s->b;
+  Value **bargs = xcalloc((size_t)n + 2, sizeof(Value *)), **aargs = xcalloc((size_t)n + 2, sizeof(Value *));
+  for (int i = 0; i <= n; i++) {
+    bargs[i] = ir_block_add_arg(s->m, s->f, loop->regions[0], rts[i]);
+    aargs[i] = ir_block_add_arg(s->m, s->f, loop->regions[1], rts[i]);
+  }
+  bargs[0]->name = aargs[0]->name = st->target->name;
+  irb_init(&s->b, s->m, s->f, loop->regions[0]);
+  s->b.loc = st->loc;
+  Value *go = no_exit(s, car, bargs + 1, in_range(s, bargs[0], bounds[1], step_sv, bounds[2]));
+  Value **cops = xcalloc((size_t)n + 3, sizeof(Value *));
+  cops[0] = go;
+  for (int i = 0; i <= n; i++) cops[1 + i] = bargs[i];
+  irb_op(&s->b, OP_CONDITION, cops, n + 2, NULL);
+
+  irb_init(&s->b, s->m, s->f, loop->regions[1]);
+  s->b.loc = st->loc;
+  int pos = 0;
+  for (int i = 0; i < car->names.len; i++)
+    scope_set(s, sc, car->names.data[i], unflatten(s, car->tmpl.data[i], aargs + 1, &pos));
+  scope_set(s, sc, st->target->name, sv_tensor(s, aargs[0]));
+  exec_loop_body(s, sc, &st->body);
+  bool ok = true;
+  Value **ys = carried_yields(s, sc, car, aargs + 1, st->loc, &ok);
+  check_fixed(s, sc, fixed, before, st->loc);
+  Value **yops = xcalloc((size_t)n + 2, sizeof(Value *));
+  s->b.loc = st->loc;
+  yops[0] = irb_binary(&s->b, OP_ADD, aargs[0], bounds[2]);
+  for (int i = 0; i < n; i++) yops[1 + i] = ok ? ys[i] : aargs[1 + i];
+  irb_op(&s->b, OP_YIELD, yops, n + 1, NULL);
+  s->b = saved;
+  finish_loop_scope(s, sc, before, car, ok ? loop->results + 1 : NULL);
+  free(inits), free(rts), free(bargs), free(aargs), free(cops), free(ys), free(yops);
 }
 
 static void exec_for(Spec *s, Scope *sc, const Stmt *st) {
@@ -661,12 +980,28 @@ static void exec_for(Spec *s, Scope *sc, const Stmt *st) {
     if (!bounds[i]) return;
   }
 
+  SpecLoopExits lx = spec_loop_exits(&st->body);
+  SpecLoopSave save;
+  spec_loop_enter(s, sc, &save);
+  bool as_while = prepare_exits(s, sc, &lx);
   Carried car = {0};
   NameVec fixed = {0};
   Scope before = scope_copy(sc);
-  bool ok = collect_carried(s, sc, &st->body, st->target->name, &car, &fixed, st->loc);
+  bool ok = collect_carried(s, sc, &st->body, st->target->name, &car, &fixed, st->loc) &&
+            carry_exits(s, sc, &car, &lx, st->loc);
   if (!ok) {
     carried_free(&car), VEC_FREE(fixed), VEC_FREE(before.vars);
+    spec_loop_leave(s, sc, &save);
+    return;
+  }
+  if (as_while) {
+    const LoopAttrs *la = &ra.attrs;
+    if (la->num_stages > 1 || la->unroll > 1 || la->flatten || la->warp_specialize)
+      diag_warning(s->d, it->loc, "this loop can stop early (break or return), so it is not pipelined, "
+                   "unrolled or specialized: the options of tl.range are ignored");
+    for_as_while(s, sc, st, bounds, ra.step, &car, &fixed, &before);
+    carried_free(&car), VEC_FREE(fixed), VEC_FREE(before.vars);
+    spec_loop_leave(s, sc, &save);
     return;
   }
   int n = car.inits.len;
@@ -690,9 +1025,7 @@ static void exec_for(Spec *s, Scope *sc, const Stmt *st) {
   for (int i = 0; i < car.names.len; i++)
     scope_set(s, sc, car.names.data[i], unflatten(s, car.tmpl.data[i], args, &pos));
   scope_set(s, sc, st->target->name, sv_tensor(s, iv));
-  frame(s)->runtime_depth++;
-  spec_exec_block(s, sc, &st->body);
-  frame(s)->runtime_depth--;
+  exec_loop_body(s, sc, &st->body);
   Value **ys = carried_yields(s, sc, &car, args, st->loc, &ok);
   check_fixed(s, sc, &fixed, &before, st->loc);
   if (ok) irb_op(&s->b, OP_YIELD, ys, n, NULL);
@@ -709,6 +1042,47 @@ static void exec_for(Spec *s, Scope *sc, const Stmt *st) {
   }
   free(ys), free(operands), free(rts), free(args);
   carried_free(&car), VEC_FREE(fixed), VEC_FREE(before.vars);
+  spec_loop_leave(s, sc, &save);
+}
+
+/* ---- while ----------------------------------------------------------------------------- */
+
+/* The condition of `while`, evaluated in sc: a runtime i1, NULL after reporting. */
+static Value *while_condition(Spec *s, Scope *sc, const Stmt *st) {
+  SVal *c = spec_eval(s, sc, st->cond);
+  if (is_poison(c)) return NULL;
+  bool t;
+  if (sv_truthy(s, c, st->cond->loc, &t)) {
+    spec_error(s, st->cond->loc, "the condition of a 'while' loop must be a runtime value "
+               "(a constexpr condition would loop forever or never)");
+    return NULL;
+  }
+  return scalar_condition(s, c, st->cond->loc, "while");
+}
+
+/* After a break or return the condition is not evaluated again (it may have
+ * effects: `while tl.atomic_cas(lock, 0, 1) == 1`):
+ *   if stop { False } else { cond }, through the hidden variable $cond. */
+static const char COND_VAR[] = "$cond";
+
+static void cond_skip(Spec *s, Scope *sc, const void *ctx) {
+  (void)ctx;
+  scope_set(s, sc, COND_VAR, s->false_);
+}
+
+static void cond_eval(Spec *s, Scope *sc, const void *ctx) {
+  Value *c = while_condition(s, sc, ctx);
+  scope_set(s, sc, COND_VAR, c ? sv_tensor(s, c) : s->poison);
+}
+
+static Value *guarded_while_condition(Spec *s, Scope *sc, const Stmt *st) {
+  SpecExits ex = spec_exit_state(s, sc, st->loc);
+  if (ex.kind != EXITS_MAYBE) return while_condition(s, sc, st);
+  Arm arms[2] = {{cond_skip, NULL}, {cond_eval, st}};
+  runtime_if(s, sc, st->cond->loc, ex.stop, arms, false);
+  SVal *c = scope_get_local(sc, COND_VAR);
+  scope_remove(sc, COND_VAR);
+  return c && c->kind == SV_TENSOR ? c->v : NULL;
 }
 
 static void exec_while(Spec *s, Scope *sc, const Stmt *st) {
@@ -716,12 +1090,18 @@ static void exec_while(Spec *s, Scope *sc, const Stmt *st) {
     spec_error(s, st->loc, "'while ... else' is not supported in tile kernels");
     return;
   }
+  SpecLoopExits lx = spec_loop_exits(&st->body);
+  SpecLoopSave save;
+  spec_loop_enter(s, sc, &save);
+  prepare_exits(s, sc, &lx);
   Carried car = {0};
   NameVec fixed = {0};
   Scope before = scope_copy(sc);
-  bool ok = collect_carried(s, sc, &st->body, NULL, &car, &fixed, st->loc);
+  bool ok = collect_carried(s, sc, &st->body, NULL, &car, &fixed, st->loc) &&
+            carry_exits(s, sc, &car, &lx, st->loc);
   if (!ok) {
     carried_free(&car), VEC_FREE(fixed), VEC_FREE(before.vars);
+    spec_loop_leave(s, sc, &save);
     return;
   }
   int n = car.inits.len;
@@ -742,16 +1122,7 @@ static void exec_while(Spec *s, Scope *sc, const Stmt *st) {
   int pos = 0;
   for (int i = 0; i < car.names.len; i++)
     scope_set(s, sc, car.names.data[i], unflatten(s, car.tmpl.data[i], bargs, &pos));
-  SVal *c = spec_eval(s, sc, st->cond);
-  Value *cond = NULL;
-  if (!is_poison(c)) {
-    bool t;
-    if (sv_truthy(s, c, st->cond->loc, &t))
-      spec_error(s, st->cond->loc, "the condition of a 'while' loop must be a runtime value "
-                 "(a constexpr condition would loop forever or never)");
-    else
-      cond = scalar_condition(s, c, st->cond->loc, "while");
-  }
+  Value *cond = guarded_while_condition(s, sc, st);
   Value **cops = xcalloc((size_t)n + 2, sizeof(Value *));
   cops[0] = cond;
   for (int i = 0; i < n; i++) cops[1 + i] = bargs[i];
@@ -766,9 +1137,7 @@ static void exec_while(Spec *s, Scope *sc, const Stmt *st) {
   pos = 0;
   for (int i = 0; i < car.names.len; i++)
     scope_set(s, sc, car.names.data[i], unflatten(s, car.tmpl.data[i], aargs, &pos));
-  frame(s)->runtime_depth++;
-  spec_exec_block(s, sc, &st->body);
-  frame(s)->runtime_depth--;
+  exec_loop_body(s, sc, &st->body);
   bool yok = true;
   Value **ys = carried_yields(s, sc, &car, aargs, st->loc, &yok);
   check_fixed(s, sc, &fixed, &before, st->loc);
@@ -781,6 +1150,7 @@ static void exec_while(Spec *s, Scope *sc, const Stmt *st) {
   finish_loop_scope(s, sc, &before, &car, ok ? loop->results : NULL);
   free(ys), free(cops), free(rts), free(bargs), free(aargs);
   carried_free(&car), VEC_FREE(fixed), VEC_FREE(before.vars);
+  spec_loop_leave(s, sc, &save);
 }
 
 /* ---- imports --------------------------------------------------------------------------- */
@@ -854,19 +1224,32 @@ static void exec_stmt(Spec *s, Scope *sc, const Stmt *st) {
   case ST_RETURN: {
     Frame *fr = frame(s);
     SVal *v = st->value ? spec_eval(s, sc, st->value) : s->none;
-    if (fr->runtime_depth > 0) {
-      spec_error(s, st->loc, "'return' inside a runtime 'if', 'for' or 'while' is not supported; "
-                 "return at the end of the function");
+    if (fr->runtime_depth == 0) {
+      fr->ret = v;
+      fr->returned = true;
       return;
     }
-    fr->ret = v;
-    fr->returned = true;
+    /* under runtime control flow: the flags (exits.c) */
+    if (v->kind == SV_NONE) {
+      if (!fr->none_ret.line) fr->none_ret = st->loc;
+    } else if (fr->runtime_loop_depth > 0) {
+      spec_error(s, st->value->loc, "returning a value from inside a runtime loop is not supported; "
+                 "keep it in a variable, 'break', and return it after the loop");
+      v = s->poison;
+    } else if (!fr->value_ret.line) {
+      fr->value_ret = st->loc;
+    }
+    if (v->kind != SV_NONE) scope_set(s, sc, SPEC_EXIT_VALUE, v);
+    scope_set(s, sc, SPEC_EXIT_RETURN, s->true_);
     return;
   }
   case ST_PASS: return;
   case ST_BREAK: case ST_CONTINUE:
-    spec_error(s, st->loc, "'%s' is not supported in tile kernels (loops must run to their bound)",
-               st->kind == ST_BREAK ? "break" : "continue");
+    if (!frame(s)->loop_depth) {
+      spec_error(s, st->loc, "'%s' outside a loop", st->kind == ST_BREAK ? "break" : "continue");
+      return;
+    }
+    scope_set(s, sc, st->kind == ST_BREAK ? SPEC_EXIT_BREAK : SPEC_EXIT_CONTINUE, s->true_);
     return;
   case ST_ASSERT: {
     SVal *c = spec_eval(s, sc, st->cond);
@@ -898,15 +1281,36 @@ static void exec_stmt(Spec *s, Scope *sc, const Stmt *st) {
   }
 }
 
-void spec_exec_block(Spec *s, Scope *sc, const Block *b) {
-  for (int i = 0; i < b->n; i++) {
-    if (s->depth && frame(s)->returned) {
+typedef struct Rest {
+  const Block *b;
+  int from;
+} Rest;
+
+static void exec_rest(Spec *s, Scope *sc, const void *ctx);
+
+/* Statements from..n of b; after one that may have left (return, break,
+ * continue under a runtime condition) the rest run under a guard. */
+static void exec_from(Spec *s, Scope *sc, const Block *b, int from) {
+  for (int i = from; i < b->n; i++) {
+    if (s->depth && frame(s)->returned) return;
+    SpecExits ex = spec_exit_state(s, sc, b->stmts[i]->loc);
+    if (ex.kind == EXITS_ALWAYS) return;
+    if (ex.kind == EXITS_MAYBE) {
+      Rest r = {b, i};
+      run_guarded(s, sc, b->stmts[i]->loc, &ex, exec_rest, &r);
       return;
     }
     if (!spec_step(s, b->stmts[i]->loc, 1)) return;
     exec_stmt(s, sc, b->stmts[i]);
   }
 }
+
+static void exec_rest(Spec *s, Scope *sc, const void *ctx) {
+  const Rest *r = ctx;
+  exec_from(s, sc, r->b, r->from);
+}
+
+void spec_exec_block(Spec *s, Scope *sc, const Block *b) { exec_from(s, sc, b, 0); }
 
 /* ---- calls of module functions ---------------------------------------------------------------- */
 
@@ -967,7 +1371,8 @@ SVal *spec_call_function(Spec *s, FuncDef *fn, SVal **args, int nargs, const Key
   Frame fr = {.fn = fn, .call_loc = loc};
   s->frames[s->depth++] = &fr;
   spec_exec_block(s, &sc, &fn->body);
+  SVal *ret = spec_exit_result(s, &sc, &fr, false);
   s->depth--;
   VEC_FREE(sc.vars);
-  return fr.ret ? fr.ret : s->none;
+  return ret;
 }

@@ -22,6 +22,9 @@ config.environment["PATH"] = os.pathsep.join(
 # does not turn into success) instead of exiting with a status.
 config.environment["ASAN_OPTIONS"] = "abort_on_error=1:detect_leaks=1"
 config.environment["UBSAN_OPTIONS"] = "abort_on_error=1:print_stacktrace=1"
-if shutil.which("ptxas", path=os.environ.get("PATH", "")):
+# ptxas from the PATH, else from the CUDA toolkit's usual place (as the
+# examples' CMake finds it), so that ctest checks the PTX too.
+_ptxas = shutil.which("ptxas", path=os.environ.get("PATH", "") + os.pathsep + "/usr/local/cuda/bin")
+if _ptxas:
     config.available_features.add("ptxas")
-    config.environment["PATH"] = config.environment["PATH"] + os.pathsep + os.path.dirname(shutil.which("ptxas"))
+    config.environment["PATH"] = config.environment["PATH"] + os.pathsep + os.path.dirname(_ptxas)
