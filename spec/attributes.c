@@ -94,6 +94,61 @@ SVal *spec_module_attr(Spec *s, const char *mod, const char *name) {
   return NULL;
 }
 
+bool spec_module_known(const char *mod) {
+  static const char *const known[] = {"triton", "triton.runtime", "triton.runtime.driver",
+                                      "triton.runtime.driver.active", "triton.target", "triton.language.extra",
+                                      "triton.language.extra.cuda", NULL};
+  if (is_lang_module(mod) || is_math_module(mod)) return true;
+  for (int i = 0; known[i]; i++)
+    if (!strcmp(known[i], mod)) return true;
+  return false;
+}
+
+/* Which of Triton's lists names the attributes of module mod (-1: none). */
+static int module_names(const char *mod) {
+  if (!strcmp(mod, "triton")) return TN_TRITON;
+  if (is_lang_module(mod)) return TN_LANGUAGE;
+  if (!strcmp(mod, "triton.language.math")) return TN_MATH;
+  if (is_math_module(mod)) return TN_LIBDEVICE;
+  return -1;
+}
+
+void spec_report_missing_attr(Spec *s, const SVal *mod, const char *name, const char *written, Loc loc) {
+  const char *shown = written ? written : mod->s;
+  int ns = module_names(mod->s);
+  if (ns >= 0 && spec_triton_name((TritonNames)ns, name)) {
+    spec_error(s, loc, "'%s.%s' is not supported by tlc yet", shown, name);
+    return;
+  }
+  spec_error(s, loc, "module '%s' has no attribute '%s'", mod->s, name);
+  const char *near = spec_suggest_attr(s, mod, name);
+  if (near) spec_note(s, loc, "did you mean '%s.%s'?", shown, near);
+}
+
+SVal *spec_report_unavailable(Spec *s, const SVal *v, const char *bound, Loc use) {
+  Unavailable *u = v->un;
+  if (*u->reported) return s->poison;
+  *u->reported = true;
+  if (u->unknown_module) {
+    spec_error(s, u->import_loc, "module '%s' is not available to tlc (a kernel sees triton, triton.language, "
+               "its math and libdevice modules, and the definitions of its own file)", u->module);
+    spec_note(s, use, "'%s', imported from it, is used here", bound);
+    return s->poison;
+  }
+  SVal m = {.kind = SV_MODULE, .s = u->module};
+  int ns = module_names(u->module);
+  if (ns >= 0 && spec_triton_name((TritonNames)ns, u->name)) {
+    spec_error(s, use, "'%s.%s' is not supported by tlc yet", u->module, u->name);
+    spec_note(s, u->import_loc, "'%s' is imported here", bound);
+    return s->poison;
+  }
+  spec_error(s, u->import_loc, "cannot import name '%s' from '%s'", u->name, u->module);
+  const char *near = spec_suggest_attr(s, &m, u->name);
+  if (near) spec_note(s, u->import_loc, "did you mean '%s'?", near);
+  spec_note(s, use, "'%s' is used here", bound);
+  return s->poison;
+}
+
 SVal *spec_python_builtin(Spec *s, const char *name) {
   static const char *const names[] = {"range", "float", "int", "bool", "len", "print", "tuple", "list",
                                       "isinstance"};
@@ -198,6 +253,10 @@ SVal *spec_value_attr(Spec *s, SVal *v, const char *name, Loc loc) {
     break;
   default:
     break;
+  }
+  if (v->kind == SV_TENSOR && spec_triton_name(TN_TENSOR, name)) {
+    spec_error(s, loc, "the tensor method '%s' is not supported by tlc yet", name);
+    return s->poison;
   }
   spec_error(s, loc, "a %s has no attribute '%s'", sv_kind_name(v), name);
   const char *near = spec_suggest_attr(s, v, name);

@@ -58,6 +58,7 @@ static const char *closest_name(Scope *sc, const char *name) {
 
 static SVal *eval_name(Spec *s, Scope *sc, const Expr *e) {
   SVal *v = scope_lookup(sc, e->name);
+  if (v && v->kind == SV_UNAVAILABLE) return spec_report_unavailable(s, v, e->name, e->loc);
   if (v) return v;
   v = spec_global_lazy(s, e->name, e->loc);
   if (v) return v;
@@ -83,11 +84,7 @@ static SVal *eval_attr(Spec *s, Scope *sc, const Expr *e) {
   if (base->kind == SV_MODULE) {
     SVal *v = spec_module_attr(s, base->s, e->name);
     if (v) return v;
-    spec_error(s, e->loc, "module '%s' has no attribute '%s'", base->s, e->name);
-    const char *near = spec_suggest_attr(s, base, e->name);
-    const char *prefix = dotted_name(s, e->value);
-    if (near && prefix) spec_note(s, e->loc, "did you mean '%s.%s'?", prefix, near);
-    else if (near) spec_note(s, e->loc, "did you mean '%s'?", near);
+    spec_report_missing_attr(s, base, e->name, dotted_name(s, e->value), e->loc);
     return s->poison;
   }
   return spec_value_attr(s, base, e->name, e->loc);

@@ -34,11 +34,24 @@ typedef enum SKind {
   SV_TYPEOBJ,  /* x.type: element_ty, scalar, shape */
   SV_CONSTEXPR_T, /* tl.constexpr itself (annotations, tl.constexpr(x)) */
   SV_CONFIG,   /* triton.Config(...) */
+  SV_UNAVAILABLE, /* imported from a module tlc cannot see, or a Triton name tlc lacks:
+                     using it is an error, reported once (un) */
 } SKind;
 
 typedef struct SVal SVal;
 typedef struct BlockPtr BlockPtr;
 typedef struct TensorDesc TensorDesc;
+typedef struct Unavailable Unavailable;
+
+/* What an import bound that cannot be used in a kernel (stmt.c binds it,
+ * expr.c reports it on the first use). */
+struct Unavailable {
+  bool unknown_module;          /* `module` is not one tlc knows; else `name` is missing from it */
+  const char *module;           /* as written in the import */
+  const char *name;             /* the imported name (NULL for `import module`) */
+  Loc import_loc;               /* the import statement */
+  bool *reported;               /* shared by the names of one import statement */
+};
 
 struct BlockPtr {
   int rank;
@@ -79,6 +92,7 @@ struct SVal {
   FuncDef *fn;                  /* FUNC */
   int builtin;                  /* BUILTIN, METHOD */
   SVal *self;                   /* METHOD receiver, TYPEOBJ owner */
+  Unavailable *un;              /* UNAVAILABLE */
 };
 
 typedef struct Binding {
@@ -287,6 +301,28 @@ SVal *spec_value_attr(Spec *s, SVal *v, const char *name, Loc loc);
 const char *spec_suggest_attr(Spec *s, const SVal *base, const char *name);
 /* Python builtins visible without import (range, float, min, ...). */
 SVal *spec_python_builtin(Spec *s, const char *name);
+/* A module tlc knows (triton, triton.language, tl.math, libdevice, ...). */
+bool spec_module_known(const char *mod);
+/* Report `written.name` (the module mod's attribute `name`, the module as
+ * written, NULL when not a dotted name) that does not resolve: a real
+ * Triton name is "not supported by tlc yet", anything else "has no
+ * attribute" with a "did you mean" for a near name. */
+void spec_report_missing_attr(Spec *s, const SVal *mod, const char *name, const char *written, Loc loc);
+/* The first use, at `use` as `bound`, of a name an import could not provide:
+ * one error per import statement (at the import for a module tlc cannot
+ * see, at the use for a Triton name tlc lacks).  Returns the poison value. */
+SVal *spec_report_unavailable(Spec *s, const SVal *v, const char *bound, Loc use);
+
+/* ---- triton_names.c: the real Triton language's names ---------------------------- */
+
+typedef enum TritonNames {
+  TN_LANGUAGE,  /* triton.language */
+  TN_MATH,      /* triton.language.math (libdevice's names too, as in Triton 2.x) */
+  TN_LIBDEVICE, /* triton.language.extra(.cuda).libdevice */
+  TN_TRITON,    /* triton */
+  TN_TENSOR,    /* methods and properties of tl.tensor */
+} TritonNames;
+bool spec_triton_name(TritonNames ns, const char *name);
 
 /* ---- blockptr.c ----------------------------------------------------------------- */
 

@@ -8,7 +8,12 @@
  * a tensor is one IR value, a block pointer its base/shape/strides/offsets,
  * a tensor descriptor its base/shape/strides.
  * `if` on a constexpr and `tl.static_range` loops are evaluated at compile
- * time, so only the branch taken and the unrolled copies produce IR. */
+ * time, so only the branch taken and the unrolled copies produce IR.
+ *
+ * `return`, `break` and `continue` under runtime control flow set the exit
+ * flags of exits.c (hidden variables, merged and carried like the others);
+ * the statements after a possible exit run under a guard IF, and a range
+ * loop that can break or return is built as a WHILE that tests the flags. */
 #include "spec/spec_internal.h"
 
 #include <string.h>
@@ -1155,28 +1160,55 @@ static void exec_while(Spec *s, Scope *sc, const Stmt *st) {
 
 /* ---- imports --------------------------------------------------------------------------- */
 
+/* A name an import cannot provide to a kernel: an error on its first use. */
+static SVal *unavailable(Spec *s, const Stmt *st, bool unknown_module, const char *name, bool *reported) {
+  SVal *v = sv_new(s, SV_UNAVAILABLE);
+  Unavailable *u = ARENA_NEW(s->arena, Unavailable);
+  u->unknown_module = unknown_module;
+  u->module = st->module;
+  u->name = name;
+  u->import_loc = st->loc;
+  u->reported = reported;
+  v->un = u;
+  return v;
+}
+
+/* Bind the names of an import.  Modules tlc knows (spec_module_known) bind
+ * as modules; from another module (torch, a package of the project) the
+ * names bind as unavailable: accepted at module level, where host code
+ * imports freely, and one error at the import when a kernel uses one. */
 void spec_bind_import(Spec *s, Scope *sc, const Stmt *st) {
+  bool *reported = ARENA_NEW(s->arena, bool);
+  bool known = spec_module_known(st->module);
   if (st->kind == ST_IMPORT) {
-    SVal *m = sv_new(s, SV_MODULE);
-    if (st->asname) {
-      m->s = st->module;
-      scope_set(s, sc, st->asname, m);
+    const char *dot = strchr(st->module, '.');
+    const char *top = dot ? arena_strndup(s->arena, st->module, (size_t)(dot - st->module)) : st->module;
+    SVal *m;
+    if (known || (!st->asname && spec_module_known(top))) {
+      /* `import triton.foo` binds `triton`; what is missing shows on use */
+      m = sv_new(s, SV_MODULE);
+      m->s = st->asname ? st->module : top;
     } else {
-      const char *dot = strchr(st->module, '.');
-      m->s = dot ? arena_strndup(s->arena, st->module, (size_t)(dot - st->module)) : st->module;
-      scope_set(s, sc, m->s, m);
+      m = unavailable(s, st, true, NULL, reported);
     }
+    scope_set(s, sc, st->asname ? st->asname : top, m);
     return;
   }
   for (int i = 0; i < st->nnames; i++) {
     const char *n = st->names[i];
     const char *as = st->asnames && st->asnames[i] ? st->asnames[i] : n;
     if (!strcmp(n, "*")) continue;
-    SVal *v = spec_module_attr(s, st->module, n);
+    SVal *v = known ? spec_module_attr(s, st->module, n) : NULL;
     if (!v) {
-      /* `from pkg import submodule` */
-      v = sv_new(s, SV_MODULE);
-      v->s = arena_printf(s->arena, "%s.%s", st->module, n);
+      const char *sub = arena_printf(s->arena, "%s.%s", st->module, n);
+      if (spec_module_known(sub)) {
+        /* `from triton.language import math` */
+        v = sv_new(s, SV_MODULE);
+        v->s = sub;
+      } else {
+        /* each missing name of a known module is its own error */
+        v = unavailable(s, st, !known, n, known ? ARENA_NEW(s->arena, bool) : reported);
+      }
     }
     scope_set(s, sc, as, v);
   }
@@ -1370,8 +1402,12 @@ SVal *spec_call_function(Spec *s, FuncDef *fn, SVal **args, int nargs, const Key
   free(bound);
   Frame fr = {.fn = fn, .call_loc = loc};
   s->frames[s->depth++] = &fr;
+  int errs = s->d->nerrors;
   spec_exec_block(s, &sc, &fn->body);
   SVal *ret = spec_exit_result(s, &sc, &fr, false);
+  /* a body that failed may not have reached its return: what the caller
+   * gets is poison, not None (no "a None has no attribute" after it) */
+  if (ret->kind == SV_NONE && s->d->nerrors > errs) ret = s->poison;
   s->depth--;
   VEC_FREE(sc.vars);
   return ret;
