@@ -83,8 +83,12 @@ LLVMValueRef cg_binary(CgCtx *cg, const Op *op, OpKind k, DType d, LLVMValueRef 
   bool precise = op && op->attr.precise;
   if (dt_is_float(d)) {
     if (is_fp8(d)) {
-      cg_error(cg, op, "arithmetic on fp8 values (cast them first)");
-      return LLVMGetUndef(cg_type(cg, d));
+      /* no fp8 arithmetic instructions: fp32 (exact for +, -, *, min, max
+       * of two fp8 values), rounded back (sm_89's cvt; the specializer
+       * refuses older targets) */
+      LLVMValueRef r = cg_binary(cg, op, k, DT_F32, cg_cast_scalar(cg, op, a, d, DT_F32),
+                                 cg_cast_scalar(cg, op, b, d, DT_F32));
+      return cg_cast_scalar(cg, op, r, DT_F32, d);
     }
     bool via32 = d == DT_BF16 || (d == DT_F16 && (k == OP_DIV || k == OP_REM));
     if (via32) return trunc_to(cg, d, cg_binary(cg, op, k, DT_F32, ext32(cg, a), ext32(cg, b)));
@@ -203,8 +207,11 @@ static LLVMValueRef unary(CgCtx *cg, const Op *op, DType d, LLVMValueRef x) {
     }
     return LLVMBuildNot(B, x, "");
   }
+  if (is_fp8(d) && (k == OP_NEG || k == OP_ABS)) /* the sign bit, on any target */
+    return k == OP_NEG ? LLVMBuildXor(B, x, LLVMConstInt(cg->t_i8, 0x80, 0), "")
+                       : LLVMBuildAnd(B, x, LLVMConstInt(cg->t_i8, 0x7f, 0), "");
   if (k == OP_NEG) {
-    if (d == DT_PTR || is_fp8(d)) {
+    if (d == DT_PTR) {
       cg_error(cg, op, "negation of %s", dt_name(d));
       return x;
     }
@@ -287,6 +294,19 @@ static LLVMValueRef f32_to_fp8(CgCtx *cg, const Op *op, DType to, LLVMValueRef v
   return LLVMBuildTrunc(cg->b, r, cg->t_i8, "");
 }
 
+/* A float narrowing that rounds toward zero (fp_downcast_rounding="rtz"):
+ * cvt.rz through f32.  Truncating twice truncates once (no ties, and an
+ * overflow of either step gives the largest finite value), so f64 -> f16 or
+ * bf16 by way of f32 is exact. */
+static LLVMValueRef narrow_rtz(CgCtx *cg, LLVMValueRef v, DType from, DType to) {
+  if (from == DT_F64) v = cg_asm(cg, cg->t_f32, "cvt.rz.f32.f64 $0, $1;", "=f,d", &v, 1, false);
+  else if (from != DT_F32) v = ext32(cg, v);
+  if (to == DT_F32) return v;
+  LLVMValueRef h = cg_asm(cg, cg->t_i16, to == DT_F16 ? "cvt.rz.f16.f32 $0, $1;" : "cvt.rz.bf16.f32 $0, $1;",
+                          "=h,f", &v, 1, false);
+  return LLVMBuildBitCast(cg->b, h, cg_type(cg, to), "");
+}
+
 LLVMValueRef cg_cast_scalar(CgCtx *cg, const Op *op, LLVMValueRef v, DType from, DType to) {
   LLVMBuilderRef B = cg->b;
   LLVMTypeRef tt = cg_type(cg, to);
@@ -325,6 +345,8 @@ LLVMValueRef cg_cast_scalar(CgCtx *cg, const Op *op, LLVMValueRef v, DType from,
   if (dt_is_int(to))
     return dt_is_signed(to) ? LLVMBuildFPToSI(B, v, tt, "") : LLVMBuildFPToUI(B, v, tt, "");
   /* float -> float */
+  if (op && op->kind == OP_CAST && op->attr.rounding == ROUND_RTZ && dt_bits(to) < dt_bits(from))
+    return narrow_rtz(cg, v, from, to);
   if (is_half(from) && is_half(to)) return LLVMBuildFPTrunc(B, ext32(cg, v), tt, "");
   return dt_bits(to) > dt_bits(from) ? LLVMBuildFPExt(B, v, tt, "") : LLVMBuildFPTrunc(B, v, tt, "");
 }
@@ -351,10 +373,8 @@ static LLVMValueRef cmp(CgCtx *cg, const Op *op, DType d, LLVMValueRef a, LLVMVa
       [CMP_EQ] = LLVMIntEQ,  [CMP_NE] = LLVMIntNE,  [CMP_LT] = LLVMIntULT,
       [CMP_LE] = LLVMIntULE, [CMP_GT] = LLVMIntUGT, [CMP_GE] = LLVMIntUGE};
   CmpPred p = op->attr.pred;
-  if (is_fp8(d)) {
-    cg_error(cg, op, "comparison of fp8 values (cast them first)");
-    return LLVMGetUndef(cg->t_i1);
-  }
+  if (is_fp8(d)) /* widening is exact and needs no sm_89 instruction */
+    a = cg_cast_scalar(cg, op, a, d, DT_F32), b = cg_cast_scalar(cg, op, b, d, DT_F32), d = DT_F32;
   if (dt_is_float(d)) {
     if (d == DT_BF16) a = ext32(cg, a), b = ext32(cg, b);
     return LLVMBuildFCmp(cg->b, fp[p], a, b, "");
@@ -374,8 +394,12 @@ static LLVMValueRef lower_elem(CgCtx *cg, Op *op, CgVal **x, int i) {
   case OP_FMA: {
     LLVMValueRef b = cg_el(x[1], i), c = cg_el(x[2], i);
     if (!dt_is_float(rd)) return LLVMBuildAdd(cg->b, LLVMBuildMul(cg->b, a, b, ""), c, "");
-    if (is_fp8(rd)) break;
     LLVMValueRef args[3] = {a, b, c};
+    if (is_fp8(rd)) { /* in fp32, rounded back once (sm_89) */
+      for (int k = 0; k < 3; k++) args[k] = cg_cast_scalar(cg, op, args[k], rd, DT_F32);
+      LLVMTypeRef t = cg->t_f32;
+      return cg_cast_scalar(cg, op, cg_intrin(cg, "llvm.fma", &t, 1, args, 3), DT_F32, rd);
+    }
     if (rd == DT_BF16) {
       for (int k = 0; k < 3; k++) args[k] = ext32(cg, args[k]);
       LLVMTypeRef t = cg->t_f32;
@@ -386,8 +410,14 @@ static LLVMValueRef lower_elem(CgCtx *cg, Op *op, CgVal **x, int i) {
   }
   case OP_CLAMP: {
     bool pn = op->attr.propagate_nan;
-    LLVMValueRef lo = cg_max_min(cg, rd, true, pn, a, cg_el(x[1], i));
-    return cg_max_min(cg, rd, false, pn, lo, cg_el(x[2], i));
+    LLVMValueRef lo = cg_el(x[1], i), hi = cg_el(x[2], i);
+    if (is_fp8(rd)) { /* exact in fp32, rounded back (sm_89) */
+      LLVMValueRef r = cg_max_min(cg, DT_F32, true, pn, cg_cast_scalar(cg, op, a, rd, DT_F32),
+                                  cg_cast_scalar(cg, op, lo, rd, DT_F32));
+      r = cg_max_min(cg, DT_F32, false, pn, r, cg_cast_scalar(cg, op, hi, rd, DT_F32));
+      return cg_cast_scalar(cg, op, r, DT_F32, rd);
+    }
+    return cg_max_min(cg, rd, false, pn, cg_max_min(cg, rd, true, pn, a, lo), hi);
   }
   default: break;
   }

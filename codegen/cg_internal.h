@@ -310,6 +310,7 @@ void cg_smem_exchange(CgCtx *cg, const Op *op, const Type *st, const CgVal *src,
                       LLVMValueRef *out);
 
 void cg_lower_print(CgCtx *cg, Op *op);          /* cg_debug.c */
+void cg_lower_assert(CgCtx *cg, Op *op);         /* cg_debug.c */
 
 void cg_lower_for(CgCtx *cg, Op *op);            /* cg_control.c */
 void cg_lower_if(CgCtx *cg, Op *op);

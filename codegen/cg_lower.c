@@ -120,7 +120,7 @@ static void lower_op(CgCtx *cg, Op *op) {
   case OP_LOCAL_LOAD: cg_lower_local_load(cg, op); return;
   case OP_DOT_WAIT: cg_lower_dot_wait(cg, op); return;
   case OP_ASSUME: lower_identity(cg, op); return;
-  case OP_ASSERT: return; /* lowered to nothing, as Triton without debug (docs/codegen.md) */
+  case OP_ASSERT: cg_lower_assert(cg, op); return; /* present in debug mode only */
   case OP_PRINT: cg_lower_print(cg, op); return;
   case OP_BARRIER: cg_barrier(cg); return;
   case OP_FOR: cg_lower_for(cg, op); return;

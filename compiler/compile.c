@@ -169,6 +169,7 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
     cdefs[i] = (SpecConstexpr){opt->constexprs[i].name, opt->constexprs[i].value};
   SpecRequest req = {opt->kernel, opt->signature, cdefs, opt->nconstexprs, opt->num_warps,
                      opt->num_stages, opt->arch, compiler_capability(opt->arch)};
+  req.debug = opt->debug;
   IrModule *m = spec_kernel(mod, &req, arena, diag);
   free(cdefs);
   res->stage_ms[TLC_STAGE_FRONTEND] += clock_ms() - t;
@@ -302,6 +303,7 @@ uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *
   MIX_INT(opt->num_stages);
   MIX_INT(opt->emit);
   MIX_INT(opt->opt_level);
+  MIX_INT(opt->debug);
   return h;
 #undef MIX_STR
 #undef MIX_INT

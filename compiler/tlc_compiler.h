@@ -49,6 +49,9 @@ typedef struct tlc_compile_options {
   int opt_level;            /* LLVM optimisation level 0..3; -1 = the default */
   bool color;               /* diagnostics with ANSI colors, as GCC and clang print them on
                                a terminal (not part of the fingerprint) */
+  bool debug;               /* Triton's debug mode: tl.device_assert (and `assert` on a runtime
+                               value) checked on the device; off by default, as in Triton,
+                               when they compile to nothing */
 } tlc_compile_options;
 
 typedef struct tlc_param_info {

@@ -286,6 +286,9 @@ typedef struct LoopAttrs {
 
 /* Attributes: one record per op; each kind uses the fields its ops.def
  * comment names, the rest stay zero. */
+/* CAST to a narrower float type: how it rounds (tl.cast's fp_downcast_rounding). */
+typedef enum FpRounding { ROUND_RTNE, ROUND_RTZ } FpRounding;
+
 typedef struct OpAttrs {
   int64_t ival;            /* CONSTANT (ints, i1) */
   double fval;             /* CONSTANT (floats) */
@@ -301,13 +304,15 @@ typedef struct OpAttrs {
   EvictPolicy evict;       /* LOAD, STORE */
   bool is_volatile;        /* LOAD */
   bool precise;            /* DIV (div_rn), SQRT (sqrt_rn) */
-  bool propagate_nan;      /* MIN, MAX */
+  bool propagate_nan;      /* MIN, MAX, CLAMP */
+  FpRounding rounding;     /* CAST: a float narrowing rounds to nearest even (default) or to zero */
   int vec;                 /* LOAD/STORE/ATOMIC: elements per vector access (coalesce) */
   DotPrecision precision;  /* DOT */
   int max_imprecise;       /* DOT */
   int hint_div[IR_MAX_RANK];    /* ASSUME: multiple_of per dim (0 = none) */
   int hint_contig[IR_MAX_RANK]; /* ASSUME: max_contiguous per dim (0 = none) */
   const char *str;         /* ASSERT message, PRINT prefix */
+  bool hex;                /* PRINT: values as hexadecimal bit patterns */
   int smem_offset;         /* LOCAL_ALLOC: the buffer's byte offset (allocate-shared) */
   int scratch_offset;      /* other ops: where their codegen scratch may start (allocate-shared;
                               derived, not printed) */

@@ -145,8 +145,11 @@ static void print_attrs(Printer *p, const Op *op) {
   case OP_DIV: case OP_SQRT:
     if (a->precise) sb_puts(&at, "precise");
     break;
-  case OP_MIN: case OP_MAX:
+  case OP_MIN: case OP_MAX: case OP_CLAMP:
     if (a->propagate_nan) sb_puts(&at, "propagate_nan");
+    break;
+  case OP_CAST:
+    if (a->rounding == ROUND_RTZ) sb_puts(&at, "rounding=rtz");
     break;
   case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
     if (op->kind == OP_ATOMIC_RMW) sb_printf(&at, "rmw=%s", ir_rmw_name(a->rmw));
@@ -181,6 +184,7 @@ static void print_attrs(Printer *p, const Op *op) {
     break;
   case OP_ASSERT: case OP_PRINT:
     sb_printf(&at, "msg=\"%s\"", a->str ? a->str : "");
+    if (a->hex) sb_puts(&at, ", hex");
     break;
   default:
     break;

@@ -575,6 +575,7 @@ static const char *pred_name(int i) { return ir_pred_name((CmpPred)i); }
 static const char *combine_name(int i) { return ir_combine_name((CombineKind)i); }
 static const char *rmw_name(int i) { return ir_rmw_name((RmwKind)i); }
 static const char *const precision_names[] = {"ieee", "tf32", "tf32x3", NULL};
+static const char *const rounding_names[] = {"rtne", "rtz", NULL}; /* ORDER FpRounding */
 
 /* One entry per attribute name printer.c writes, with the OpAttrs field it
  * fills.  AK_INT, AK_INDEXED ("div0", "contig1": the digit indexes the
@@ -604,6 +605,7 @@ static const struct {
     A("div", AK_INDEXED, hint_div, 0, 1 << 30),
     A("contig", AK_INDEXED, hint_contig, 0, 1 << 30),
     A("msg", AK_STR, str, 0, 0),
+    A("hex", AK_BOOL, hex, 0, 0),
     A("smem", AK_INT, smem_offset, 0, 1 << 30),
     A("num_stages", AK_INT, loop.num_stages, 0, 64),
     A("unroll", AK_INT, loop.unroll, 0, 1024),
@@ -616,6 +618,7 @@ static const struct {
 #undef A
     {"evict", AK_ENUM, offsetof(OpAttrs, evict), 0, 0, evict_names, NULL, 0},
     {"precision", AK_ENUM, offsetof(OpAttrs, precision), 0, 0, precision_names, NULL, 0},
+    {"rounding", AK_ENUM, offsetof(OpAttrs, rounding), 0, 0, rounding_names, NULL, 0},
     /* the counts: the last enumerator of ir.h's CmpPred, CombineKind, RmwKind */
     {"pred", AK_ENUM, offsetof(OpAttrs, pred), 0, 0, NULL, pred_name, CMP_GE + 1},
     {"combine", AK_ENUM, offsetof(OpAttrs, combine), 0, 0, NULL, combine_name, COMBINE_PROD + 1},

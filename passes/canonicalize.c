@@ -320,6 +320,7 @@ static Value *fold_cast(Canon *C, Op *op) {
   const Type *rt = op->results[0]->type;
   DType from = op->operands[0]->type->dtype, to = rt->dtype;
   if (to == DT_I1 || to == DT_PTR || (dt_is_float(to) && !float_foldable(to))) return NULL;
+  if (op->attr.rounding == ROUND_RTZ) return NULL; /* the folding rounds to nearest */
   if (!a.isf && dt_is_int(to)) return int_result(C, op, a.i);
   if (!a.isf) {
     bool sgn = dt_is_signed(from);
@@ -434,9 +435,11 @@ static bool attrs_equal(const Op *x, const Op *y) {
          a->pred == b->pred && a->combine == b->combine && a->rmw == b->rmw && a->sem == b->sem &&
          a->scope == b->scope && a->cache == b->cache && a->evict == b->evict &&
          a->is_volatile == b->is_volatile && a->precise == b->precise &&
-         a->propagate_nan == b->propagate_nan && a->vec == b->vec && a->precision == b->precision &&
+         a->propagate_nan == b->propagate_nan && a->rounding == b->rounding && a->vec == b->vec &&
+         a->precision == b->precision &&
          a->max_imprecise == b->max_imprecise && !memcmp(a->hint_div, b->hint_div, sizeof a->hint_div) &&
          !memcmp(a->hint_contig, b->hint_contig, sizeof a->hint_contig) && str_eq(a->str, b->str) &&
+         a->hex == b->hex &&
          a->smem_offset == b->smem_offset;
 }
 

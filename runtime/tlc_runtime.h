@@ -17,6 +17,7 @@
 #ifndef TLC_RUNTIME_H
 #define TLC_RUNTIME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -78,6 +79,7 @@ typedef struct tlc_kernel_options {
   const char *arch;              /* NULL = the device's own */
   const char *const *constexprs; /* "NAME=VALUE" strings */
   int nconstexprs;
+  bool debug;                    /* Triton's debug mode: tl.device_assert checked on the device */
 } tlc_kernel_options;
 
 /* Compile kernel `name` of the .tile file at `path` for `signature` (Triton

@@ -55,6 +55,7 @@ SVal *spec_module_attr(Spec *s, const char *mod, const char *name) {
       if (!strcmp(name, "math")) return module_val(s, "triton.language.math");
       if (!strcmp(name, "extra")) return module_val(s, "triton.language.extra");
       if (!strcmp(name, "constexpr")) return sv_new(s, SV_CONSTEXPR_T);
+      if (!strcmp(name, "PropagateNan")) return module_val(s, "triton.language.PropagateNan");
       for (int i = 0; lang_classes[i]; i++)
         if (!strcmp(name, lang_classes[i])) {
           SVal *c = sv_new(s, SV_CLASS);
@@ -83,6 +84,12 @@ SVal *spec_module_attr(Spec *s, const char *mod, const char *name) {
     if (!strcmp(name, "backend")) return sv_str(s, "cuda");
     if (!strcmp(name, "arch")) return sv_int(s, s->m->capability);
     if (!strcmp(name, "warp_size")) return sv_int(s, 32);
+    return NULL;
+  }
+  if (!strcmp(mod, "triton.language.PropagateNan")) {
+    /* Triton's enum; tl.maximum/minimum/clamp read its members by name */
+    if (!strcmp(name, "ALL")) return sv_str(s, "all");
+    if (!strcmp(name, "NONE")) return sv_str(s, "none");
     return NULL;
   }
   if (!strcmp(mod, "triton.language.extra")) {

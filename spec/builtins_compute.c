@@ -34,6 +34,21 @@ SVal *b_where(Spec *s, SVal **v, CallArgs *a) {
   return sv_tensor(s, irb_select(&s->b, c, x, y));
 }
 
+/* propagate_nan= of maximum/minimum/clamp: tl.PropagateNan.ALL or .NONE
+ * (or a truth value); false after reporting. */
+static bool propagate_nan_arg(Spec *s, SVal *v, Loc loc, bool *out) {
+  *out = false;
+  if (!v || v->kind == SV_NONE) return true;
+  if (v->kind == SV_STR && (!strcmp(v->s, "all") || !strcmp(v->s, "none"))) {
+    *out = !strcmp(v->s, "all");
+    return true;
+  }
+  if (v->kind != SV_STR && sv_is_constexpr(v) && sv_truthy(s, v, loc, out)) return true;
+  spec_error(s, loc, "propagate_nan must be tl.PropagateNan.ALL or tl.PropagateNan.NONE, not %s",
+             sv_text(s, v));
+  return false;
+}
+
 SVal *bi_minmax(Spec *s, SVal **v, CallArgs *a, OpKind k) {
   Value *x, *y;
   if (is_poison(v[0]) || is_poison(v[1])) return s->poison;
@@ -41,15 +56,14 @@ SVal *bi_minmax(Spec *s, SVal **v, CallArgs *a, OpKind k) {
     SVal *lt = spec_compare(s, AOP_LT, v[0], v[1], a->loc);
     return (k == OP_MIN) == (lt->i != 0) ? v[0] : v[1];
   }
-  if (!spec_arith_operands(s, v[0], v[1], false, a->loc, k == OP_MIN ? "minimum" : "maximum", &x, &y))
+  if (!spec_arith_operands(s, v[0], v[1], false, a->loc, k == OP_MIN ? "minimum" : "maximum", &x, &y) ||
+      !spec_fp8_arith_ok(s, x, a->loc, k == OP_MIN ? "tl.minimum" : "tl.maximum"))
     return s->poison;
+  bool pn;
+  if (!propagate_nan_arg(s, v[2], bi_argloc(a, 2), &pn)) return s->poison;
   spec_at(s, a->loc);
   Value *r = irb_binary(&s->b, k, x, y);
-  if (v[2] && v[2]->kind != SV_NONE) {
-    bool t;
-    if (v[2]->kind == SV_STR) r->def->attr.propagate_nan = !strcmp(v[2]->s, "all");
-    else if (sv_truthy(s, v[2], a->loc, &t)) r->def->attr.propagate_nan = t;
-  }
+  r->def->attr.propagate_nan = pn;
   return sv_tensor(s, r);
 }
 SVal *b_maximum(Spec *s, SVal **v, CallArgs *a) { return bi_minmax(s, v, a, OP_MAX); }
@@ -59,15 +73,20 @@ SVal *b_clamp(Spec *s, SVal **v, CallArgs *a) {
   Value *x, *lo, *hi;
   if (!spec_arith_operands(s, v[0], v[1], false, a->loc, "clamp", &x, &lo)) return s->poison;
   if (!spec_arith_operands(s, sv_tensor(s, x), v[2], false, a->loc, "clamp", &x, &hi)) return s->poison;
+  if (!spec_fp8_arith_ok(s, x, a->loc, "tl.clamp")) return s->poison;
   if (!dt_is_float(val_elem(s, x)->dtype)) {
     spec_error(s, a->loc, "tl.clamp needs floating-point operands");
     return s->poison;
   }
   if (!spec_broadcast_pair(s, &x, &lo, a->loc, "clamp") || !spec_broadcast_pair(s, &x, &hi, a->loc, "clamp"))
     return s->poison;
+  bool pn;
+  if (!propagate_nan_arg(s, v[3], bi_argloc(a, 3), &pn)) return s->poison;
   Value *ops[3] = {x, lo, hi};
   spec_at(s, a->loc);
-  return sv_tensor(s, irb_op(&s->b, OP_CLAMP, ops, 3, x->type)->results[0]);
+  Op *op = irb_op(&s->b, OP_CLAMP, ops, 3, x->type);
+  op->attr.propagate_nan = pn;
+  return sv_tensor(s, op->results[0]);
 }
 
 /* Unary math: operand materialized, must be floating point (abs also takes ints). */
@@ -109,6 +128,7 @@ MATH1(b_sigmoid, OP_SIGMOID, "sigmoid", false)
 static SVal *fdiv_impl(Spec *s, SVal **v, CallArgs *a, bool precise) {
   Value *x, *y;
   if (!spec_arith_operands(s, v[0], v[1], true, a->loc, "/", &x, &y)) return s->poison;
+  if (!spec_fp8_arith_ok(s, x, a->loc, "/")) return s->poison;
   if (!dt_is_float(val_elem(s, x)->dtype)) {
     spec_error(s, a->loc, "tl.fdiv/div_rn need floating-point operands");
     return s->poison;
@@ -130,6 +150,7 @@ SVal *b_fma(Spec *s, SVal **v, CallArgs *a) {
       !spec_broadcast_pair(s, &x, &y, a->loc, "fma") || !spec_broadcast_pair(s, &y, &z, a->loc, "fma") ||
       !spec_broadcast_pair(s, &x, &z, a->loc, "fma"))
     return s->poison;
+  if (!spec_fp8_arith_ok(s, x, a->loc, "tl.fma")) return s->poison;
   if (y->type != x->type) y = spec_cast(s, y, val_elem(s, x), a->loc);
   Value *ops[3] = {x, y, z};
   spec_at(s, a->loc);
@@ -151,7 +172,7 @@ SVal *b_cast(Spec *s, SVal **v, CallArgs *a) {
   if (is_poison(v[0])) return s->poison;
   const Type *dt = bi_dtype_arg(s, v[1], bi_argloc(a, 1), "dtype");
   if (!dt) return s->poison;
-  bool bitcast = false;
+  bool bitcast = false, rtz = false;
   if (v[3]) sv_truthy(s, v[3], a->loc, &bitcast);
   if (v[2] && v[2]->kind != SV_NONE) {
     const char *r = bi_str_arg(s, v[2], a->loc, "fp_downcast_rounding");
@@ -160,6 +181,7 @@ SVal *b_cast(Spec *s, SVal **v, CallArgs *a) {
       spec_error(s, a->loc, "fp_downcast_rounding must be 'rtne' or 'rtz', not '%s'", r);
       return s->poison;
     }
+    rtz = !strcmp(r, "rtz");
   }
   if (v[0]->kind == SV_BLOCKPTR) {
     spec_error(s, bi_argloc(a, 0), "cannot cast a block pointer");
@@ -167,7 +189,22 @@ SVal *b_cast(Spec *s, SVal **v, CallArgs *a) {
   }
   Value *x = bi_need_tensor(s, v[0], bi_argloc(a, 0), "the value to cast");
   if (!x) return s->poison;
+  if (v[2] && v[2]->kind != SV_NONE) {
+    /* as Triton: only a float narrowing takes a rounding mode */
+    DType from = val_elem(s, x)->dtype, to = dt->dtype;
+    if (bitcast || !dt_is_float(from) || !dt_is_float(to) || dt_bits(to) >= dt_bits(from)) {
+      spec_error(s, bi_argloc(a, 2), "fp_downcast_rounding applies only to a conversion to a narrower float "
+                 "type, not %s to %s", dt_name(from), dt_name(to));
+      return s->poison;
+    }
+    if (rtz && (to == DT_F8E4M3 || to == DT_F8E5M2)) {
+      spec_error(s, bi_argloc(a, 2), "fp_downcast_rounding='rtz' to %s is not supported by tlc yet (fp8 "
+                 "conversions round to nearest even)", dt_name(to));
+      return s->poison;
+    }
+  }
   Value *r = bitcast ? spec_bitcast(s, x, dt, a->loc) : spec_cast(s, x, dt, a->loc);
+  if (r && rtz && r->def && r->def->kind == OP_CAST) r->def->attr.rounding = ROUND_RTZ;
   return r ? sv_tensor(s, r) : s->poison;
 }
 
@@ -495,17 +532,83 @@ SVal *b_static_print(Spec *s, SVal **v, CallArgs *a) {
   return s->none;
 }
 
+/* The source text of a one-line span (the condition, as Triton's message
+ * quotes it); NULL when it spans lines. */
+static const char *source_text(Spec *s, Loc loc) {
+  const char *src = s->ast->source;
+  if (!src || loc.line <= 0 || loc.line != loc.end_line || loc.end_col <= loc.col || strcmp(loc.file, s->ast->path))
+    return NULL;
+  for (int line = 1; line < loc.line && *src; src++)
+    if (*src == '\n') line++;
+  size_t len = strcspn(src, "\n");
+  if ((size_t)loc.end_col - 1 > len) return NULL;
+  return arena_strndup(s->arena, src + loc.col - 1, (size_t)(loc.end_col - loc.col));
+}
+
+void spec_device_assert(Spec *s, SVal *cond, SVal *mask, const char *msg, Loc loc, Loc cond_loc) {
+  Value *c = sv_to_value(s, cond, cond_loc, "the condition");
+  if (!c) return;
+  c = spec_to_bool(s, c, cond_loc);
+  if (mask && mask->kind != SV_NONE) {
+    /* only where the mask holds */
+    Value *m = sv_to_value(s, mask, loc, "the mask");
+    if (!m) return;
+    m = spec_to_bool(s, m, loc);
+    spec_at(s, loc);
+    Value *skip = irb_unary(&s->b, OP_NOT, m);
+    if (!spec_broadcast_pair(s, &c, &skip, loc, "device_assert")) return;
+    spec_at(s, loc);
+    c = irb_binary(&s->b, OP_OR, c, skip);
+  }
+  if (!msg || !*msg) msg = source_text(s, cond_loc);
+  spec_at(s, loc);
+  Op *op = irb_op(&s->b, OP_ASSERT, &c, 1, NULL);
+  op->attr.str = msg && *msg ? msg : "device_assert";
+}
+
 SVal *b_device_assert(Spec *s, SVal **v, CallArgs *a) {
   if (is_poison(v[0])) return s->poison;
-  /* Off outside debug mode, as in Triton: checked for type, not emitted. */
-  if (v[0]->kind != SV_TENSOR && !sv_is_constexpr(v[0]))
+  const char *msg = bi_str_arg(s, v[1], bi_argloc(a, 1), "the message of tl.device_assert");
+  if (!msg) return s->poison;
+  if (v[0]->kind != SV_TENSOR && !sv_is_constexpr(v[0])) {
     spec_error(s, bi_argloc(a, 0), "tl.device_assert needs a condition, not a %s", sv_kind_name(v[0]));
+    return s->poison;
+  }
+  /* Off outside debug mode, as in Triton: checked for type, not emitted. */
+  if (s->req->debug) spec_device_assert(s, v[0], v[2], msg, a->loc, bi_argloc(a, 0));
   return s->none;
 }
 
+/* tl.device_print(prefix, *args, hex=False): one PRINT of every argument
+ * (codegen prints one line per element: pid, index, prefix, value). */
 SVal *b_device_print(Spec *s, SVal **v, CallArgs *a) {
-  (void)v;
-  diag_warning(s->d, a->loc, "tl.device_print is not supported yet and is ignored");
+  const char *prefix = bi_str_arg(s, v[0], bi_argloc(a, 0), "the prefix of tl.device_print");
+  if (!prefix) return s->poison;
+  bool hex = false;
+  if (v[2] && (!sv_is_constexpr(v[2]) || !sv_truthy(s, v[2], bi_argloc(a, 2), &hex))) {
+    spec_error(s, bi_argloc(a, 2), "hex must be a constexpr truth value");
+    return s->poison;
+  }
+  SVal *args = v[1];
+  if (args->n > 32) {
+    spec_error(s, a->loc, "tl.device_print takes at most 32 values, not %d", args->n);
+    return s->poison;
+  }
+  Value *ops[32];
+  for (int i = 0; i < args->n; i++) {
+    SVal *x = args->items[i];
+    if (x->kind == SV_STR) {
+      spec_error(s, a->loc, "tl.device_print prints tensors and numbers; put text in its prefix");
+      return s->poison;
+    }
+    ops[i] = sv_to_value(s, x, a->loc, "a value to print");
+    if (!ops[i]) return s->poison;
+  }
+  spec_at(s, a->loc);
+  Op *op = ir_op_new(s->m, s->f, OP_PRINT, a->loc, ops, args->n, NULL, 0, 0);
+  op->attr.str = prefix;
+  op->attr.hex = hex;
+  irb_insert(&s->b, op);
   return s->none;
 }
 

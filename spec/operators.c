@@ -141,6 +141,7 @@ SVal *spec_addptr(Spec *s, SVal *ptr, SVal *off, Loc loc) {
 static SVal *truediv(Spec *s, SVal *a, SVal *b, Loc loc) {
   Value *x, *y;
   if (!spec_arith_operands(s, a, b, true, loc, "/", &x, &y)) return s->poison;
+  if (!spec_fp8_arith_ok(s, x, loc, "/")) return s->poison;
   IrContext *c = s->m->ctx;
   if (dt_is_int(val_elem(s, x)->dtype)) {
     x = spec_cast(s, x, ty_scalar(c, DT_F32), loc);
@@ -213,6 +214,7 @@ SVal *spec_binop(Spec *s, AstOp op, SVal *a, SVal *b, Loc loc) {
   case AOP_FLOORDIV:
   case AOP_MOD:
     if (!spec_arith_operands(s, a, b, true, loc, opname(op), &x, &y)) return s->poison;
+    if (!spec_fp8_arith_ok(s, x, loc, opname(op))) return s->poison;
     if (op == AOP_FLOORDIV && dt_is_float(val_elem(s, x)->dtype)) {
       spec_error(s, loc, "'//' needs integer operands (use tl.math.floor(a / b) for floats)");
       return s->poison;
@@ -233,6 +235,7 @@ SVal *spec_binop(Spec *s, AstOp op, SVal *a, SVal *b, Loc loc) {
   }
 arith:
   if (!spec_arith_operands(s, a, b, false, loc, opname(op), &x, &y)) return s->poison;
+  if (!spec_fp8_arith_ok(s, x, loc, opname(op))) return s->poison;
   spec_at(s, loc);
   return sv_tensor(s, irb_binary(&s->b, k, x, y));
 bitwise: {

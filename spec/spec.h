@@ -30,6 +30,7 @@ typedef struct SpecRequest {
   int num_warps, num_stages; /* resolved by the driver: no defaults here */
   const char *arch;         /* "sm_90a"; never NULL */
   int capability;           /* 90 for sm_90a */
+  bool debug;               /* device_assert is checked (tlc_compile_options.debug) */
 } SpecRequest;
 
 /* What @triton.autotune(configs, key, ...) on a kernel says, evaluated at

@@ -199,6 +199,9 @@ const Type *spec_computation_type(Spec *s, SVal *a, SVal *b, bool div_or_mod, Lo
  * computation type with a common shape. */
 bool spec_arith_operands(Spec *s, SVal *a, SVal *b, bool div_or_mod, Loc loc, const char *opname,
                          Value **va, Value **vb);
+/* Arithmetic whose result is fp8 (x's type) computes in fp32 and converts
+ * back, which needs sm_89's cvt: false after reporting on older targets. */
+bool spec_fp8_arith_ok(Spec *s, Value *x, Loc loc, const char *opname);
 /* Truth of a runtime value as i1 (x != 0 for non-bools). */
 Value *spec_to_bool(Spec *s, Value *v, Loc loc);
 bool spec_check_block_shape(Spec *s, int rank, const int64_t *shape, Loc loc);
@@ -271,6 +274,13 @@ void spec_loop_leave(Spec *s, Scope *sc, const SpecLoopSave *save);
 /* The value a function returns once its body ran in scope sc (reports a
  * path that returns a value where another returns None). */
 SVal *spec_exit_result(Spec *s, Scope *sc, Frame *fr, bool is_kernel);
+
+/* ---- builtins_compute.c ------------------------------------------------------ */
+
+/* A checked assertion (debug mode): cond (where mask holds, when given) must
+ * be true on the device, else the kernel stops with msg (the condition's
+ * source text when msg is empty) and its file and line. */
+void spec_device_assert(Spec *s, SVal *cond, SVal *mask, const char *msg, Loc loc, Loc cond_loc);
 
 /* ---- builtins.c: calling a builtin (the table is builtins.def) ------------------ */
 

@@ -1293,8 +1293,13 @@ static void exec_stmt(Spec *s, Scope *sc, const Stmt *st) {
         if (m && m->kind == SV_STR) spec_error(s, st->loc, "assertion failed: %s", m->s);
         else spec_error(s, st->loc, "assertion failed");
       }
+      return;
     }
-    /* runtime asserts are device_assert, which is off outside debug mode */
+    /* on a runtime value it is tl.device_assert: checked in debug mode only */
+    if (s->req->debug && c->kind == SV_TENSOR) {
+      SVal *m = st->msg ? spec_eval(s, sc, st->msg) : NULL;
+      spec_device_assert(s, c, NULL, m && m->kind == SV_STR ? m->s : "", st->loc, st->cond->loc);
+    }
     return;
   }
   case ST_IMPORT: case ST_IMPORTFROM: spec_bind_import(s, sc, st); return;

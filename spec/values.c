@@ -474,6 +474,14 @@ const Type *spec_computation_type(Spec *s, SVal *a, SVal *b, bool div_or_mod, Lo
   return integer_promote(s, ta, tb);
 }
 
+bool spec_fp8_arith_ok(Spec *s, Value *x, Loc loc, const char *opname) {
+  DType d = val_elem(s, x)->dtype;
+  if (!is_fp8(d) || s->m->capability <= 0 || s->m->capability >= 89) return true;
+  spec_error(s, loc, "'%s' on %s computes in fp32 and rounds back to fp8, which needs sm_89 or newer (the "
+             "target is %s); convert the operands with .to(tl.float32)", opname, dt_name(d), s->m->arch);
+  return false;
+}
+
 bool spec_arith_operands(Spec *s, SVal *a, SVal *b, bool div_or_mod, Loc loc, const char *opname,
                          Value **va, Value **vb) {
   const Type *ct = spec_computation_type(s, a, b, div_or_mod, loc, opname);

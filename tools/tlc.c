@@ -35,7 +35,7 @@ enum { CMD_COMPILE = 1, CMD_OPT = 2, CMD_AUTOTUNE = 4, CMD_ALL = 7 };
 /* Long-only options get codes above the characters. */
 enum {
   OPT_KERNEL = 256, OPT_SIGNATURE, OPT_EMIT, OPT_ARCH, OPT_NUM_WARPS, OPT_NUM_STAGES,
-  OPT_DUMP_AFTER, OPT_VERIFY_EACH, OPT_COLOR, OPT_TIME, OPT_PASS, OPT_SPLIT, OPT_VERSION,
+  OPT_DUMP_AFTER, OPT_VERIFY_EACH, OPT_COLOR, OPT_TIME, OPT_PASS, OPT_SPLIT, OPT_VERSION, OPT_DEBUG,
 };
 
 typedef struct CliOption {
@@ -62,6 +62,8 @@ static const CliOption cli_options[] = {
      "software-pipelining depth, 1 to 16 (default 3)"},
     {"opt-level", 'O', optional_argument, "[=N]", CMD_COMPILE,
      "LLVM optimisation level 0-3: -O2, --opt-level=2 (default 3; -O alone is -O1)"},
+    {"debug", OPT_DEBUG, no_argument, NULL, CMD_COMPILE,
+     "Triton's debug mode: check tl.device_assert on the device (off: it compiles to nothing)"},
     {"pass", OPT_PASS, required_argument, "NAME[,NAME]", CMD_OPT, "run these passes, in order (repeatable)"},
     {"split-input-file", OPT_SPLIT, no_argument, NULL, CMD_OPT,
      "treat each part between '// -----' lines as a module of its own"},
@@ -198,6 +200,7 @@ static int take_option(Cli *c, int code, const char *arg) {
   case OPT_ARCH: c->opt.arch = arg; break;
   case OPT_DUMP_AFTER: c->opt.dump_after = arg; break;
   case OPT_VERIFY_EACH: c->opt.verify_each = true; break;
+  case OPT_DEBUG: c->opt.debug = true; break;
   case OPT_SPLIT: c->split = true; break;
   case OPT_TIME: c->time = true; break;
   case 'o': c->out_path = arg; break;
