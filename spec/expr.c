@@ -90,6 +90,41 @@ static SVal *eval_attr(Spec *s, Scope *sc, const Expr *e) {
   return spec_value_attr(s, base, e->name, e->loc);
 }
 
+/* A lambda of host code, called: its parameters bound in a scope of its
+ * own over the module's (a lambda at module level sees only globals). */
+static SVal *call_lambda(Spec *s, const Expr *lam, SVal **args, int nargs, Loc loc) {
+  if (nargs > lam->nparams) {
+    spec_error(s, loc, "the lambda takes %d argument%s but %d were given", lam->nparams,
+               lam->nparams == 1 ? "" : "s", nargs);
+    spec_note(s, lam->loc, "the lambda is defined here");
+    return s->poison;
+  }
+  Scope sc = {.parent = s->globals};
+  SVal *r = NULL;
+  for (int i = 0; i < lam->nparams && !r; i++) {
+    const Param *p = &lam->params[i];
+    SVal *v = i < nargs ? args[i] : p->default_ ? spec_eval(s, s->globals, p->default_) : NULL;
+    if (!v) {
+      spec_error(s, loc, "missing argument '%s' of the lambda", p->name);
+      spec_note(s, lam->loc, "the lambda is defined here");
+      r = s->poison;
+    } else {
+      scope_set(s, &sc, p->name, v);
+    }
+  }
+  if (!r) r = spec_eval(s, &sc, lam->body);
+  VEC_FREE(sc.vars);
+  return r;
+}
+
+SVal *spec_call_value(Spec *s, SVal *fn, SVal **args, int nargs, Loc loc) {
+  if (is_poison(fn)) return fn;
+  if (fn->kind == SV_LAMBDA) return call_lambda(s, fn->lambda_, args, nargs, loc);
+  if (fn->kind == SV_FUNC) return spec_call_function(s, fn->fn, args, nargs, NULL, NULL, 0, loc);
+  spec_error(s, loc, "a %s is not callable", sv_kind_name(fn));
+  return s->poison;
+}
+
 static SVal *eval_call(Spec *s, Scope *sc, const Expr *e) {
   SVal *fn = spec_eval(s, sc, e->value);
   VEC(SVal *) pos = {0};
@@ -153,6 +188,10 @@ static SVal *eval_call(Spec *s, Scope *sc, const Expr *e) {
       break;
     case SV_METHOD:
       r = spec_call_builtin(s, fn->builtin, fn->self, &ca);
+      break;
+    case SV_LAMBDA:
+      if (e->nkwargs) spec_error(s, e->kwargs[0].loc, "keyword arguments to a lambda are not supported");
+      else r = call_lambda(s, fn->lambda_, posv, pos.len, e->loc);
       break;
     case SV_CONSTEXPR_T:
       if (pos.len == 1 && e->nkwargs == 0) r = posv[0];
@@ -489,6 +528,12 @@ static SVal *eval(Spec *s, Scope *sc, const Expr *e) {
     spec_error(s, e->loc, "a slice is only allowed inside []");
     return s->poison;
   case EX_LAMBDA:
+    if (sc == s->globals) {
+      /* host code: triton.heuristics, autotune's prune_configs_by */
+      SVal *l = sv_new(s, SV_LAMBDA);
+      l->lambda_ = e;
+      return l;
+    }
     spec_error(s, e->loc, "lambda is not supported inside tile kernels");
     return s->poison;
   case EX_STARRED:

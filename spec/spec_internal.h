@@ -36,6 +36,8 @@ typedef enum SKind {
   SV_CONFIG,   /* triton.Config(...) */
   SV_UNAVAILABLE, /* imported from a module tlc cannot see, or a Triton name tlc lacks:
                      using it is an error, reported once (un) */
+  SV_LAMBDA,   /* a lambda of host code (heuristics, autotune pruning): lambda_ is its
+                  EX_LAMBDA, evaluated in the module scope when called */
 } SKind;
 
 typedef struct SVal SVal;
@@ -93,6 +95,7 @@ struct SVal {
   int builtin;                  /* BUILTIN, METHOD */
   SVal *self;                   /* METHOD receiver, TYPEOBJ owner */
   Unavailable *un;              /* UNAVAILABLE */
+  const Expr *lambda_;          /* LAMBDA */
 };
 
 typedef struct Binding {
@@ -230,6 +233,9 @@ void scope_set(Spec *s, Scope *sc, const char *name, SVal *v);
 void scope_remove(Scope *sc, const char *name);
 SVal *spec_call_function(Spec *s, FuncDef *fn, SVal **args, int nargs, const Keyword *kw,
                          SVal **kwvals, int nkw, Loc loc);
+/* Call a host-code callable (a lambda or a module def) with positional
+ * arguments; reports "not callable" for anything else. */
+SVal *spec_call_value(Spec *s, SVal *fn, SVal **args, int nargs, Loc loc);
 
 /* Module-level `NAME = expr` evaluated on first use (NULL when none). */
 SVal *spec_global_lazy(Spec *s, const char *name, Loc use);

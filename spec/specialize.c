@@ -314,6 +314,140 @@ static bool is_constexpr_param(Spec *s, const Param *p) {
   return !strcmp(n, "constexpr");
 }
 
+/* ---- @triton.heuristics ----------------------------------------------------- */
+
+/* The values a kernel's heuristics decorators give, in the order Triton
+ * computes them (the outermost decorator first, each dict in its order):
+ * names[i] is set to fns[i](args), args the dict of every parameter's value
+ * and of the heuristics computed before it. */
+typedef struct Heuristics {
+  VEC(const char *) names;
+  VEC(SVal *) fns;
+  VEC(Loc) locs;
+} Heuristics;
+
+static void heuristics_free(Heuristics *h) { VEC_FREE(h->names), VEC_FREE(h->fns), VEC_FREE(h->locs); }
+
+static bool heuristics_has(const Heuristics *h, const char *name) {
+  for (int i = 0; i < h->names.len; i++)
+    if (!strcmp(h->names.data[i], name)) return true;
+  return false;
+}
+
+static bool is_heuristics_decorator(const Expr *d) {
+  if (d->kind != EX_CALL) return false;
+  const Expr *c = d->value;
+  return (c->kind == EX_ATTR || c->kind == EX_NAME) && !strcmp(c->name, "heuristics");
+}
+
+static bool read_heuristics(Spec *s, const FuncDef *k, Heuristics *h) {
+  bool ok = true;
+  for (int i = 0; i < k->ndecorators; i++) {
+    const Expr *d = k->decorators[i];
+    if (!is_heuristics_decorator(d)) continue;
+    const Expr *vals = d->nitems ? d->items[0] : NULL;
+    for (int j = 0; j < d->nkwargs; j++)
+      if (d->kwargs[j].name && !strcmp(d->kwargs[j].name, "values")) vals = d->kwargs[j].value;
+    SVal *v = vals ? spec_eval(s, s->globals, vals) : NULL;
+    if (v && is_poison(v)) {
+      ok = false;
+      continue;
+    }
+    if (!v || v->kind != SV_DICT) {
+      spec_error(s, vals ? vals->loc : d->loc, "triton.heuristics needs a dict of parameter names to "
+                 "functions of the arguments, e.g. {'EVEN_N': lambda args: args['N'] %% 2 == 0}");
+      ok = false;
+      continue;
+    }
+    for (int j = 0; j < v->n; j++) {
+      Loc at = vals->kind == EX_DICT && j < vals->nitems ? vals->items[j]->loc : vals->loc;
+      if (v->items[j]->kind != SV_STR) {
+        spec_error(s, at, "a key of triton.heuristics must be a parameter name (a string)");
+        ok = false;
+        continue;
+      }
+      const char *n = v->items[j]->s;
+      bool param = false;
+      for (int p = 0; p < k->nparams; p++) param |= !strcmp(k->params[p].name, n);
+      if (!param) {
+        spec_error(s, at, "triton.heuristics sets '%s', which is not a parameter of '%s'", n, k->name);
+        ok = false;
+        continue;
+      }
+      VEC_PUSH(h->names, n);
+      VEC_PUSH(h->fns, v->values[j]);
+      VEC_PUSH(h->locs, at);
+    }
+  }
+  return ok;
+}
+
+/* The first runtime argument a lambda reads as args['NAME'] (NULL: none found). */
+static const char *runtime_arg_read(const Expr *e, const char *argsname, Scope *sc) {
+  if (!e) return NULL;
+  if (e->kind == EX_SUBSCRIPT && e->value->kind == EX_NAME && !strcmp(e->value->name, argsname) &&
+      e->nitems == 1 && e->items[0]->kind == EX_STR) {
+    for (int j = 0; j < sc->vars.len; j++)
+      if (!strcmp(sc->vars.data[j].name, e->items[0]->sval) && sc->vars.data[j].val->kind == SV_TENSOR)
+        return e->items[0]->sval;
+  }
+  const Expr *kids[] = {e->value, e->lhs, e->rhs, e->cond, e->lo, e->hi, e->step};
+  for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) {
+    const char *r = runtime_arg_read(kids[i], argsname, sc);
+    if (r) return r;
+  }
+  for (int i = 0; i < e->nitems; i++) {
+    const char *r = runtime_arg_read(e->items[i], argsname, sc);
+    if (!r && e->values) r = runtime_arg_read(e->values[i], argsname, sc);
+    if (r) return r;
+  }
+  for (int i = 0; i < e->nkwargs; i++) {
+    const char *r = runtime_arg_read(e->kwargs[i].value, argsname, sc);
+    if (r) return r;
+  }
+  return NULL;
+}
+
+/* Evaluate the heuristics of the parameters that have no value yet (a value
+ * given in the signature or by --constexpr wins, so a heuristic that needs
+ * a runtime argument can be given by hand).  A result must be a
+ * compile-time value. */
+static void run_heuristics(Spec *s, const FuncDef *k, const Heuristics *h, Scope *sc) {
+  for (int i = 0; i < h->names.len; i++) {
+    const char *n = h->names.data[i];
+    bool set = false;
+    for (int j = 0; j < sc->vars.len; j++) set |= !strcmp(sc->vars.data[j].name, n);
+    if (set) continue;
+    /* args: every parameter with a value, in order */
+    SVal *args = sv_new(s, SV_DICT);
+    args->items = ARENA_ARRAY(s->arena, SVal *, sc->vars.len + 1);
+    args->values = ARENA_ARRAY(s->arena, SVal *, sc->vars.len + 1);
+    for (int j = 0; j < sc->vars.len; j++) {
+      args->items[args->n] = sv_str(s, sc->vars.data[j].name);
+      args->values[args->n++] = sc->vars.data[j].val;
+    }
+    int errs = s->d->nerrors;
+    SVal *r = spec_call_value(s, h->fns.data[i], &args, 1, h->locs.data[i]);
+    if (s->d->nerrors > errs) {
+      spec_note(s, h->locs.data[i], "while computing the heuristic for '%s'", n);
+      r = s->poison;
+    } else if (!sv_is_constexpr(r)) {
+      const SVal *fn = h->fns.data[i];
+      const char *arg = fn->kind == SV_LAMBDA && fn->lambda_->nparams
+                            ? runtime_arg_read(fn->lambda_->body, fn->lambda_->params[0].name, sc) : NULL;
+      if (arg)
+        spec_error(s, h->locs.data[i], "the heuristic for '%s' reads '%s', a runtime argument, so it is not "
+                   "known at compile time; give '%s' a value in the signature, or '%s' itself", n, arg, arg, n);
+      else
+        spec_error(s, h->locs.data[i], "the heuristic for '%s' gives a runtime %s: it depends on a runtime "
+                   "argument of '%s'; give that argument's value in the signature, or '%s' itself", n,
+                   sv_kind_name(r), k->name, n);
+      r = s->poison;
+    }
+    scope_set(s, sc, n, r);
+  }
+}
+
 static FuncDef *find_kernel(Spec *s, const char *name) {
   const Module *m = s->ast;
   if (name) {
@@ -529,6 +663,11 @@ IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, D
   }
   if (d->nerrors > errs0) goto fail_sig;
 
+  Heuristics heur = {0};
+  if (!read_heuristics(s, k, &heur)) {
+    heuristics_free(&heur);
+    goto fail_sig;
+  }
   Scope sc = {.parent = s->globals};
   for (int p = 0; p < k->nparams; p++) {
     const Param *pa = &k->params[p];
@@ -572,6 +711,8 @@ IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, D
                    "(tl.float16) or a quoted string", named->name, named->value, named->value);
         continue;
       }
+    } else if (heuristics_has(&heur, pa->name)) {
+      continue; /* computed below, from the other arguments */
     } else if (pa->default_) {
       val = spec_eval(s, s->globals, pa->default_);
     } else {
@@ -586,6 +727,8 @@ IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, D
     }
     scope_set(s, &sc, pa->name, val);
   }
+  if (d->nerrors == errs0) run_heuristics(s, k, &heur, &sc);
+  heuristics_free(&heur);
   if (d->nerrors > errs0) {
     VEC_FREE(sc.vars);
     goto fail_sig;

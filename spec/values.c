@@ -130,6 +130,7 @@ const char *sv_kind_name(const SVal *v) {
   case SV_CONSTEXPR_T: return "tl.constexpr";
   case SV_CONFIG: return "triton.Config";
   case SV_UNAVAILABLE: return "unavailable import";
+  case SV_LAMBDA: return "lambda";
   }
   return "?";
 }

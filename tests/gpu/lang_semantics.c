@@ -6,6 +6,8 @@
  *   nan_minmax     tl.PropagateNan.ALL / .NONE in maximum, minimum, clamp
  *   fp8_arith      arithmetic on fp8 e4m3: each operation rounds to fp8
  *                  (saturating), bit-exact; needs sm_89 or newer
+ *   heur_rowsum    @triton.heuristics: the block and the masking computed
+ *                  from N (left out of the signature)
  *   printer        tl.device_print: the lines vprintf writes to stdout
  *   checked        tl.device_assert: nothing without debug mode; with it a
  *                  false element stops the kernel (run in a child process,
@@ -172,6 +174,35 @@ static void fp8_case(Ex *ex, int64_t n) {
   ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dy), free(xv), free(yv), free(ref);
 }
 
+static void heur_case(Ex *ex, int rows, int n) {
+  size_t cnt = (size_t)rows * n;
+  float *x = ex_xmalloc(cnt * 4);
+  double *ref = ex_xmalloc((size_t)rows * sizeof(double));
+  ex_fill_f32(&ex->rng, x, cnt, -1, 1);
+  for (int r = 0; r < rows; r++) {
+    double acc = 0;
+    for (int i = 0; i < n; i++) acc += x[(size_t)r * n + i];
+    ref[r] = acc;
+  }
+  tlc_devptr dx = ex_alloc(ex, cnt * 4);
+  ex_upload(ex, dx, x, cnt * 4);
+  ExOut o = ex_out_alloc(ex, (size_t)rows * 4);
+  ExSig sig;
+  ex_sig_init(&sig);
+  ex_sig_ptr(&sig, "fp32", dx);
+  ex_sig_ptr(&sig, "fp32", o.p);
+  ex_sig_const_int(&sig, n); /* BLOCK_N and EVEN_N: the heuristics */
+  char size[32];
+  snprintf(size, sizeof size, "%dx%d", rows, n);
+  ExCase c = {
+      .label = "heur_rowsum", .size = size, .tile = TILE, .kernel = "heur_rowsum", .sig = &sig,
+      .grid = {(unsigned)rows, 1, 1}, .out = o.p, .out_elems = (size_t)rows, .elem = EX_F32,
+      .ref = ref, .tol = 1e-5, .bytes = (double)cnt * 4,
+  };
+  ex_run_case(ex, &c, &o);
+  ex_out_free(ex, &o), ex_free(ex, dx), free(x), free(ref);
+}
+
 /* tl.device_print: the kernel's stdout, captured in a file around one launch */
 static void print_case(Ex *ex) {
   const float x[4] = {0.5f, -1.25f, 3.0f, 10.0f};
@@ -280,6 +311,8 @@ int main(int argc, char **argv) {
   cast_case(&ex, true, "float32", false, 4097);
   nan_case(&ex, 10001);
   if (tlc_device_capability(ex.rt) >= 89) fp8_case(&ex, 50000); /* fp8 conversions need sm_89 */
+  heur_case(&ex, 300, 1000);
+  heur_case(&ex, 64, 512);
   print_case(&ex);
   assert_case(&ex, argv[0], false);
   assert_case(&ex, argv[0], true);
