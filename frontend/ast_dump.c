@@ -108,7 +108,7 @@ static void put_str(StrBuf *o, const char *s, size_t n) {
 
 static void dump_param(StrBuf *o, const Param *p, int ind) {
   head(o, ind, NULL, "Param");
-  sb_printf(o, " %s", p->name ? p->name : "?");
+  sb_printf(o, " %s%s", p->star == 2 ? "**" : p->star ? "*" : "", p->name ? p->name : "?");
   at(o, p->loc);
   if (p->annotation) dump_expr(o, p->annotation, ind + 1, "annotation");
   if (p->default_) dump_expr(o, p->default_, ind + 1, "default");

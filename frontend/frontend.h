@@ -81,6 +81,8 @@ typedef struct Param {
   const char *name;
   Expr *annotation;  /* `x: tl.constexpr`; NULL when absent */
   Expr *default_;    /* `bm: tl.constexpr = 16`; NULL when absent */
+  int star;          /* 1: `*args` (the extra positional arguments), 2: `**kwargs` (the extra
+                        keyword arguments); host code has them, a kernel may not */
   Loc loc;
 } Param;
 

@@ -401,6 +401,19 @@ Stmt *parse_loop(ParseState *ps, Stmt *head, Block body, Block orelse) {
   return head;
 }
 
+/* The order Python requires: plain parameters, then *args, then **kwargs. */
+static void check_star_order(ParseState *ps, const ParamList *params) {
+  int seen = 0; /* the largest star kind so far */
+  for (int i = 0; i < params->v.len; i++) {
+    const Param *p = &params->v.data[i];
+    if (p->star == 2 && i + 1 < params->v.len)
+      parse_error(ps, params->v.data[i + 1].loc, "a parameter cannot follow '**%s'", p->name);
+    else if (p->star == 1 && seen >= 1)
+      parse_error(ps, p->loc, "only one '*' parameter is allowed");
+    if (p->star > seen) seen = p->star;
+  }
+}
+
 FuncDef *parse_def_head(ParseState *ps, const char *name, ParamList *params, Expr *returns, Loc loc) {
   FuncDef *f = ARENA_NEW(ps->arena, FuncDef);
   f->name = name;
@@ -413,9 +426,10 @@ FuncDef *parse_def_head(ParseState *ps, const char *name, ParamList *params, Exp
       if (!strcmp(params->v.data[j].name, p->name))
         parse_error(ps, p->loc, "duplicate parameter '%s' in function definition", p->name);
     if (p->default_) saw_default = true;
-    else if (saw_default)
+    else if (saw_default && !p->star)
       parse_error(ps, p->loc, "parameter without a default follows parameter with a default");
   }
+  check_star_order(ps, params);
   f->nparams = params->v.len;
   f->params = VEC_TO_ARENA(ps->arena, params->v);
   parse_params_free(params);
@@ -459,6 +473,12 @@ Param *parse_param(ParseState *ps, const char *name, Expr *ann, Expr *def, Loc l
   p->annotation = ann;
   p->default_ = def;
   p->loc = loc;
+  return p;
+}
+
+Param *parse_star_param(ParseState *ps, const char *name, int star, Expr *ann, Loc loc) {
+  Param *p = parse_param(ps, name, ann, NULL, loc);
+  p->star = star;
   return p;
 }
 
@@ -557,9 +577,10 @@ Expr *parse_lambda(ParseState *ps, ParamList *params, Expr *body, Loc loc) {
     for (int i = 0; i < params->v.len; i++) {
       Param *p = &params->v.data[i];
       if (p->default_) saw_default = true;
-      else if (saw_default)
+      else if (saw_default && !p->star)
         parse_error(ps, p->loc, "parameter without a default follows parameter with a default");
     }
+    check_star_order(ps, params);
     e->nparams = params->v.len;
     e->params = VEC_TO_ARENA(ps->arena, params->v);
     parse_params_free(params);

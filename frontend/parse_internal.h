@@ -180,6 +180,8 @@ Stmt *parse_decorate(ParseState *ps, ExprList *decorators, Stmt *def);
 Stmt *parse_stray_decorators(ParseState *ps, ExprList *decorators);
 Param *parse_param(ParseState *ps, const char *name, Expr *ann, Expr *def, Loc loc);
 Param *parse_bad_param(ParseState *ps, const char *what, Loc loc);
+/* `*name` (star 1) or `**name` (star 2) */
+Param *parse_star_param(ParseState *ps, const char *name, int star, Expr *ann, Loc loc);
 
 /* expressions */
 Expr *parse_name(ParseState *ps, const char *name, Loc loc);

@@ -363,10 +363,10 @@ param:
   | NAME '=' test               { $$ = parse_param(ps, $1, NULL, $3, @$); }
   | NAME ':' test '=' test      { $$ = parse_param(ps, $1, $3, $5, @$); }
   | '*'                         { $$ = parse_bad_param(ps, "'*' (keyword-only parameters)", @$); }
-  | '*' NAME                    { $$ = parse_bad_param(ps, "'*args' parameters", @$); }
-  | '*' NAME ':' test           { $$ = parse_bad_param(ps, "'*args' parameters", @$); }
-  | POW NAME                    { $$ = parse_bad_param(ps, "'**kwargs' parameters", @$); }
-  | POW NAME ':' test           { $$ = parse_bad_param(ps, "'**kwargs' parameters", @$); }
+  | '*' NAME                    { $$ = parse_star_param(ps, $2, 1, NULL, @2); }
+  | '*' NAME ':' test           { $$ = parse_star_param(ps, $2, 1, $4, loc_join(@2, @4)); }
+  | POW NAME                    { $$ = parse_star_param(ps, $2, 2, NULL, @2); }
+  | POW NAME ':' test           { $$ = parse_star_param(ps, $2, 2, $4, loc_join(@2, @4)); }
   | '/'                         { $$ = parse_bad_param(ps, "'/' (positional-only parameters)", @$); }
   ;
 
@@ -446,8 +446,8 @@ lparam:
     NAME                        { $$ = parse_param(ps, $1, NULL, NULL, @$); }
   | NAME '=' test               { $$ = parse_param(ps, $1, NULL, $3, @$); }
   | '*'                         { $$ = parse_bad_param(ps, "'*' (keyword-only parameters)", @$); }
-  | '*' NAME                    { $$ = parse_bad_param(ps, "'*args' parameters", @$); }
-  | POW NAME                    { $$ = parse_bad_param(ps, "'**kwargs' parameters", @$); }
+  | '*' NAME                    { $$ = parse_star_param(ps, $2, 1, NULL, @2); }
+  | POW NAME                    { $$ = parse_star_param(ps, $2, 2, NULL, @2); }
   ;
 
 or_test:

@@ -93,7 +93,13 @@ static SVal *eval_attr(Spec *s, Scope *sc, const Expr *e) {
 /* A lambda of host code, called: its parameters bound in a scope of its
  * own over the module's (a lambda at module level sees only globals). */
 static SVal *call_lambda(Spec *s, const Expr *lam, SVal **args, int nargs, Loc loc) {
-  if (nargs > lam->nparams) {
+  int npos = 0;
+  bool va = false;
+  for (int i = 0; i < lam->nparams; i++) {
+    if (lam->params[i].star == 1) va = true;
+    else if (!lam->params[i].star && !va) npos++;
+  }
+  if (nargs > npos && !va) {
     spec_error(s, loc, "the lambda takes %d argument%s but %d were given", lam->nparams,
                lam->nparams == 1 ? "" : "s", nargs);
     spec_note(s, lam->loc, "the lambda is defined here");
@@ -103,7 +109,10 @@ static SVal *call_lambda(Spec *s, const Expr *lam, SVal **args, int nargs, Loc l
   SVal *r = NULL;
   for (int i = 0; i < lam->nparams && !r; i++) {
     const Param *p = &lam->params[i];
-    SVal *v = i < nargs ? args[i] : p->default_ ? spec_eval(s, s->globals, p->default_) : NULL;
+    SVal *v;
+    if (p->star == 1) v = sv_tuple(s, nargs > npos ? args + npos : NULL, nargs > npos ? nargs - npos : 0, false);
+    else if (p->star == 2) v = sv_new(s, SV_DICT); /* no keywords reach a lambda */
+    else v = i < nargs && i < npos ? args[i] : p->default_ ? spec_eval(s, s->globals, p->default_) : NULL;
     if (!v) {
       spec_error(s, loc, "missing argument '%s' of the lambda", p->name);
       spec_note(s, lam->loc, "the lambda is defined here");

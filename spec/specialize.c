@@ -671,6 +671,11 @@ IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, D
   Scope sc = {.parent = s->globals};
   for (int p = 0; p < k->nparams; p++) {
     const Param *pa = &k->params[p];
+    if (pa->star) {
+      spec_error(s, pa->loc, "a kernel cannot take '%s%s' (a launch passes each parameter by name)",
+                 pa->star == 2 ? "**" : "*", pa->name);
+      continue;
+    }
     bool cexpr = is_constexpr_param(s, pa);
     const SpecConstexpr *named = NULL;
     for (int i = 0; i < req->nconstexprs; i++)

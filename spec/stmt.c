@@ -1364,21 +1364,39 @@ SVal *spec_call_function(Spec *s, FuncDef *fn, SVal **args, int nargs, const Key
     spec_error(s, loc, "calls nested too deeply");
     return s->poison;
   }
-  if (nargs > fn->nparams) {
-    spec_error(s, loc, "'%s' takes %d argument%s but %d were given", fn->name, fn->nparams,
-               fn->nparams == 1 ? "" : "s", nargs);
+  /* host code may have *args (the extra positional arguments, as a tuple)
+   * and **kwargs (the extra keywords, as a dict) */
+  int va = -1, vk = -1, npos = 0;
+  for (int i = 0; i < fn->nparams; i++) {
+    if (fn->params[i].star == 1) va = i;
+    else if (fn->params[i].star == 2) vk = i;
+    else if (va < 0) npos++;
+  }
+  if (nargs > npos && va < 0) {
+    spec_error(s, loc, "'%s' takes %d argument%s but %d were given", fn->name, npos, npos == 1 ? "" : "s", nargs);
     spec_note(s, fn->loc, "'%s' is defined here", fn->name);
     return s->poison;
   }
   Scope sc = {.parent = s->globals};
   SVal **bound = xcalloc((size_t)fn->nparams + 1, sizeof(SVal *));
   bool ok = true;
-  for (int i = 0; i < nargs; i++) bound[i] = args[i];
+  for (int i = 0; i < nargs && i < npos; i++) bound[i] = args[i];
+  if (va >= 0) bound[va] = sv_tuple(s, nargs > npos ? args + npos : NULL, nargs > npos ? nargs - npos : 0, false);
+  SVal *extra_kw = NULL;
+  if (vk >= 0) {
+    extra_kw = sv_new(s, SV_DICT);
+    extra_kw->items = ARENA_ARRAY(s->arena, SVal *, nkw + 1);
+    extra_kw->values = ARENA_ARRAY(s->arena, SVal *, nkw + 1);
+    bound[vk] = extra_kw;
+  }
   for (int k = 0; k < nkw; k++) {
     int idx = -1;
     for (int i = 0; i < fn->nparams; i++)
-      if (!strcmp(fn->params[i].name, kw[k].name)) idx = i;
-    if (idx < 0) {
+      if (!fn->params[i].star && !strcmp(fn->params[i].name, kw[k].name)) idx = i;
+    if (idx < 0 && extra_kw) {
+      extra_kw->items[extra_kw->n] = sv_str(s, kw[k].name);
+      extra_kw->values[extra_kw->n++] = kwvals[k];
+    } else if (idx < 0) {
       spec_error(s, kw[k].loc, "'%s' has no parameter named '%s'", fn->name, kw[k].name);
       spec_note(s, fn->loc, "'%s' is defined here", fn->name);
       ok = false;
@@ -1390,7 +1408,7 @@ SVal *spec_call_function(Spec *s, FuncDef *fn, SVal **args, int nargs, const Key
     }
   }
   for (int i = 0; i < fn->nparams && ok; i++) {
-    if (bound[i]) continue;
+    if (bound[i] || fn->params[i].star) continue;
     if (fn->params[i].default_) {
       bound[i] = spec_eval(s, s->globals, fn->params[i].default_);
       continue;
