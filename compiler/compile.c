@@ -313,6 +313,12 @@ uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *
 
 tlc_compile_status tlc_autotune_info(const char *path, const char *source, const char *kernel,
                                      const char *arch, tlc_tune_info *out) {
+  return tlc_autotune_info_for(path, source, kernel, arch, NULL, NULL, 0, out);
+}
+
+tlc_compile_status tlc_autotune_info_for(const char *path, const char *source, const char *kernel,
+                                         const char *arch, const char *signature,
+                                         const tlc_constexpr_def *args, int nargs, tlc_tune_info *out) {
   memset(out, 0, sizeof *out);
   if (!path) path = "<string>";
   DiagEngine diag;
@@ -327,10 +333,15 @@ tlc_compile_status tlc_autotune_info(const char *path, const char *source, const
     ast_free(&mod);
   } else {
     if (!arch) arch = tlc_defaults.arch;
+    SpecConstexpr *defs = xcalloc((size_t)(nargs > 0 ? nargs : 0) + 1, sizeof *defs);
+    for (int i = 0; i < nargs; i++) defs[i] = (SpecConstexpr){args[i].name, args[i].value};
     SpecRequest req = {.kernel = kernel, .arch = arch, .capability = compiler_capability(arch),
-                       .num_warps = tlc_defaults.num_warps, .num_stages = tlc_defaults.num_stages};
+                       .num_warps = tlc_defaults.num_warps, .num_stages = tlc_defaults.num_stages,
+                       .signature = signature, .constexprs = defs, .nconstexprs = nargs > 0 ? nargs : 0};
     SpecTune t;
-    if (!spec_autotune(&mod, &req, &arena, &diag, &t)) {
+    bool ok = spec_autotune(&mod, &req, &arena, &diag, &t);
+    free(defs);
+    if (!ok) {
       st = TLC_COMPILE_ERROR;
     } else if (t.present) {
       out->present = 1;
@@ -340,6 +351,7 @@ tlc_compile_status tlc_autotune_info(const char *path, const char *source, const
         tlc_tune_config *c = &out->configs[i];
         c->num_warps = t.configs[i].num_warps;
         c->num_stages = t.configs[i].num_stages;
+        c->pruned = t.configs[i].pruned;
         c->nconstexprs = t.configs[i].n;
         c->constexprs = xcalloc((size_t)c->nconstexprs + 1, sizeof *c->constexprs);
         for (int j = 0; j < c->nconstexprs; j++)

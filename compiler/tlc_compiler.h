@@ -135,6 +135,7 @@ typedef struct tlc_tune_config {
   int nconstexprs;
   tlc_constexpr_def *constexprs;  /* e.g. BLOCK_M=128 */
   int num_warps, num_stages;
+  int pruned;               /* prune_configs_by dropped it (tlc_autotune_info_for) */
 } tlc_tune_config;
 
 typedef struct tlc_tune_info {
@@ -150,6 +151,15 @@ typedef struct tlc_tune_info {
 
 tlc_compile_status tlc_autotune_info(const char *path, const char *source, const char *kernel,
                                      const char *arch, tlc_tune_info *out);
+/* The same for one launch: the signature's literal entries and `args`
+ * (NAME=VALUE: the launch's scalar arguments, the caller's constexprs) are
+ * the named arguments prune_configs_by's early_config_prune and perf_model
+ * see (the other parameters are None); the configs they drop are marked
+ * `pruned`.  A pruning function tlc cannot evaluate prunes nothing, with a
+ * warning in `diagnostics`. */
+tlc_compile_status tlc_autotune_info_for(const char *path, const char *source, const char *kernel,
+                                         const char *arch, const char *signature,
+                                         const tlc_constexpr_def *args, int nargs, tlc_tune_info *out);
 void tlc_tune_info_free(tlc_tune_info *info);
 
 /* A stable 64-bit fingerprint of everything that determines the output of

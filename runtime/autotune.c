@@ -8,7 +8,9 @@
  * config's index and text, ignored unless the text still matches).
  * Trials: one launch to warm up, then `reps` launches timed with events; the
  * median decides.  Arguments named in reset_to_zero are zeroed (their whole
- * allocation, found through the runtime's allocation table) before each. */
+ * allocation, found through the runtime's allocation table) before each.
+ * Before the trials, prune_configs_by is evaluated for the launch's scalar
+ * arguments (tlc_autotune_info_for) and the configs it drops are not tried. */
 #include "runtime/rt_internal.h"
 
 #include <inttypes.h>
@@ -41,6 +43,8 @@ int tlc_kernel_tuned_config(const tlc_kernel *k) {
     if (t->k == k) return t->config;
   return -1;
 }
+
+static bool print_tuning(void);
 
 static uint64_t mix(uint64_t h, const void *p, size_t n) {
   const unsigned char *s = p;
@@ -152,6 +156,54 @@ static float trial(tlc_runtime *rt, tlc_kernel *k, tlc_grid_fn grid, void *user,
   return ms[n / 2];
 }
 
+/* A scalar argument as the Python literal prune_configs_by sees; false for
+ * pointers and descriptors (None to it). */
+static bool arg_literal(const tlc_arg *a, char *buf, size_t cap) {
+  switch (a->kind) {
+  case TLC_ARG_I32: snprintf(buf, cap, "%" PRId32, a->v.i32); return true;
+  case TLC_ARG_I64: snprintf(buf, cap, "%" PRId64, a->v.i64); return true;
+  case TLC_ARG_U32: snprintf(buf, cap, "%" PRIu32, a->v.u32); return true;
+  case TLC_ARG_U64: snprintf(buf, cap, "%" PRIu64, a->v.u64); return true;
+  case TLC_ARG_FP32: snprintf(buf, cap, "%.9g", (double)a->v.f32); return true;
+  case TLC_ARG_FP64: snprintf(buf, cap, "%.17g", a->v.f64); return true;
+  default: return false;
+  }
+}
+
+/* prune_configs_by for this launch: the decorator read again with the
+ * scalar arguments and the caller's constexprs as its named arguments; the
+ * configs it drops get pruned set in info (none when it drops them all). */
+static void prune_for_launch(tlc_runtime *rt, const char *path, const char *source, const char *name,
+                             const char *signature, const tlc_kernel_options *opt, const tlc_kernel *k,
+                             const tlc_arg *pargs, tlc_tune_info *info) {
+  int n = 0, cap = k->meta.nparams + (opt ? opt->nconstexprs : 0) + 1;
+  tlc_constexpr_def *defs = calloc((size_t)cap, sizeof *defs);
+  char (*text)[64] = calloc((size_t)cap, sizeof *text);
+  char (*names)[128] = calloc((size_t)cap, sizeof *names);
+  if (!defs || !text || !names) goto done;
+  for (int i = 0; opt && i < opt->nconstexprs; i++) {
+    const char *eq = strchr(opt->constexprs[i], '=');
+    if (!eq || (size_t)(eq - opt->constexprs[i]) >= sizeof names[n]) continue;
+    memcpy(names[n], opt->constexprs[i], (size_t)(eq - opt->constexprs[i]));
+    defs[n] = (tlc_constexpr_def){names[n], eq + 1};
+    n++;
+  }
+  for (int p = 0; p < k->meta.nparams; p++)
+    if (!strchr(k->meta.params[p].name, '.') && arg_literal(&pargs[p], text[n], sizeof text[n]))
+      defs[n] = (tlc_constexpr_def){k->meta.params[p].name, text[n]}, n++;
+  tlc_tune_info pruned;
+  if (tlc_autotune_info_for(path, source, name, opt && opt->arch ? opt->arch : rt->arch, signature, defs, n,
+                            &pruned) == TLC_COMPILE_OK && pruned.nconfigs == info->nconfigs) {
+    int alive = 0;
+    for (int i = 0; i < pruned.nconfigs; i++) alive += !pruned.configs[i].pruned;
+    for (int i = 0; alive && i < pruned.nconfigs; i++) info->configs[i].pruned = pruned.configs[i].pruned;
+    if (print_tuning() && pruned.diagnostics && *pruned.diagnostics) fputs(pruned.diagnostics, stderr);
+  }
+  tlc_tune_info_free(&pruned);
+done:
+  free(defs), free(text), free(names);
+}
+
 static tlc_status remember(tlc_runtime *rt, uint64_t key, tlc_kernel *k, int config) {
   struct RtTuned *t = calloc(1, sizeof *t);
   if (!t) return rt_fail(rt, TLC_ERR_INVALID, "out of host memory");
@@ -216,7 +268,7 @@ static void print_trial(const char *name, const tlc_tune_config *c, float ms) {
   for (int j = 0; j < c->nconstexprs; j++) fprintf(stderr, " %s=%s", c->constexprs[j].name, c->constexprs[j].value);
   fprintf(stderr, " num_warps=%d num_stages=%d: ", c->num_warps, c->num_stages);
   if (ms >= 0) fprintf(stderr, "%.1f us\n", ms * 1e3);
-  else fprintf(stderr, "%s\n", ms < -1 ? "did not compile" : "not launched");
+  else fprintf(stderr, "%s\n", ms < -2 ? "pruned" : ms < -1 ? "did not compile" : "not launched");
 }
 
 tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *name,
@@ -299,11 +351,17 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
       goto done;
     }
   }
+  /* a choice to make: prune_configs_by first, for these arguments */
+  prune_for_launch(rt, path, source, name, signature, opt, first, pargs, &info);
   float best = -1;
   int best_i = -1;
   tlc_kernel *best_k = NULL;
   for (int i = first_ok; i < info.nconfigs; i++) {
     tlc_kernel *k = NULL;
+    if (info.configs[i].pruned) {
+      if (print_tuning()) print_trial(name, &info.configs[i], -3);
+      continue;
+    }
     tlc_kernel_options o = config_options(opt, &info.configs[i], cx, store);
     if (tlc_kernel_from_source(rt, source, path, name, signature, &o, &k) != TLC_OK) {
       if (print_tuning()) print_trial(name, &info.configs[i], -2);

@@ -40,6 +40,7 @@ typedef struct SpecTuneConfig {
   int n;                  /* constexprs in this config */
   const char **names, **values;
   int num_warps, num_stages;
+  bool pruned;            /* prune_configs_by dropped it for these arguments */
 } SpecTuneConfig;
 
 typedef struct SpecTune {
@@ -54,7 +55,12 @@ typedef struct SpecTune {
 
 /* Read the autotune decorator of `kernel` (NULL: the only @jit function).
  * Returns false after reporting errors; out->present is false when there is
- * no decorator.  Everything lives in `arena`. */
+ * no decorator.  Everything lives in `arena`.  prune_configs_by
+ * (early_config_prune, perf_model with top_k) is evaluated with named_args
+ * from the request: the signature's literal entries and req->constexprs
+ * (the runtime passes the launch's scalar arguments there too), the other
+ * parameters None; a pruning function that cannot be evaluated (it reads a
+ * tensor's attributes, calls torch) is a warning and prunes nothing. */
 bool spec_autotune(const Module *ast, const SpecRequest *req, Arena *arena, DiagEngine *d,
                    SpecTune *out);
 

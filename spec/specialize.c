@@ -524,6 +524,161 @@ static bool str_list(Spec *s, SVal *v, Loc loc, const char *what, const char ***
   return true;
 }
 
+/* ---- prune_configs_by ----------------------------------------------------------- */
+
+static SVal *dict_get(Spec *s, SVal *d, const char *key) {
+  for (int i = 0; i < d->n; i++)
+    if (d->items[i]->kind == SV_STR && !strcmp(d->items[i]->s, key)) return d->values[i];
+  (void)s;
+  return NULL;
+}
+
+static SVal *dict_new(Spec *s, int cap) {
+  SVal *d = sv_new(s, SV_DICT);
+  d->items = ARENA_ARRAY(s->arena, SVal *, cap + 1);
+  d->values = ARENA_ARRAY(s->arena, SVal *, cap + 1);
+  return d;
+}
+
+/* Triton's nargs: every parameter by name, its value where the request
+ * knows it (a literal signature entry, a NAME=VALUE), None elsewhere. */
+static SVal *named_args(Spec *s, const FuncDef *k) {
+  SVal *d = dict_new(s, k->nparams);
+  SigEntry *sig = NULL;
+  int nsig = s->req->signature ? split_signature(s, s->req->signature, &sig) : 0;
+  for (int p = 0; p < k->nparams; p++) {
+    SVal *v = NULL;
+    for (int i = 0; i < s->req->nconstexprs; i++)
+      if (!strcmp(s->req->constexprs[i].name, k->params[p].name)) {
+        bool ok;
+        SVal *lit = parse_literal(s, s->req->constexprs[i].value, &ok);
+        if (ok) v = lit;
+      }
+    if (!v && p < nsig) {
+      bool ok;
+      SVal *lit = parse_literal(s, sig[p].text, &ok);
+      if (ok) v = lit;
+    }
+    d->items[d->n] = sv_str(s, k->params[p].name);
+    d->values[d->n++] = v ? v : s->none;
+  }
+  free(sig);
+  return d;
+}
+
+static bool same_config(const SVal *a, const SVal *b) {
+  if (a == b) return true;
+  if (a->kind != SV_CONFIG || b->kind != SV_CONFIG || a->i != b->i || a->n != b->n) return false;
+  const SVal *ka = a->self, *kb = b->self;
+  if (ka->n != kb->n) return false;
+  for (int i = 0; i < ka->n; i++) {
+    bool found = false;
+    for (int j = 0; j < kb->n && !found; j++)
+      found = !strcmp(ka->items[i]->s, kb->items[j]->s) && ka->values[i]->kind == kb->values[j]->kind &&
+              ka->values[i]->i == kb->values[j]->i && ka->values[i]->f == kb->values[j]->f;
+    if (!found) return false;
+  }
+  return true;
+}
+
+/* perf_model(**named_args, **config.kwargs, num_warps=, num_stages=): a number */
+static bool perf_estimate(Spec *s, SVal *model, SVal *nargs, SVal *c, Loc loc, double *out) {
+  if (model->kind != SV_FUNC) {
+    spec_error(s, loc, "perf_model must be a module-level def taking its arguments by name, not a %s",
+               sv_kind_name(model));
+    return false;
+  }
+  SVal *kw = c->self;
+  int n = nargs->n + kw->n + 2;
+  Keyword *kws = ARENA_ARRAY(s->arena, Keyword, n + 1);
+  SVal **vals = ARENA_ARRAY(s->arena, SVal *, n + 1);
+  int m = 0;
+  for (int i = 0; i < kw->n; i++) kws[m] = (Keyword){kw->items[i]->s, NULL, loc}, vals[m++] = kw->values[i];
+  for (int i = 0; i < nargs->n; i++) {
+    bool dup = false;
+    for (int j = 0; j < m; j++) dup |= !strcmp(kws[j].name, nargs->items[i]->s);
+    if (!dup) kws[m] = (Keyword){nargs->items[i]->s, NULL, loc}, vals[m++] = nargs->values[i];
+  }
+  kws[m] = (Keyword){"num_warps", NULL, loc}, vals[m++] = sv_int(s, c->i);
+  kws[m] = (Keyword){"num_stages", NULL, loc}, vals[m++] = sv_int(s, c->n);
+  SVal *r = spec_call_function(s, model->fn, NULL, 0, kws, vals, m, loc);
+  if (is_poison(r)) return false;
+  if (r->kind != SV_INT && r->kind != SV_FLOAT && r->kind != SV_BOOL) {
+    spec_error(s, loc, "perf_model must return a number (the estimated time), not a %s", sv_kind_name(r));
+    return false;
+  }
+  *out = r->kind == SV_FLOAT ? r->f : (double)r->i;
+  return true;
+}
+
+/* keep[i]: config i survives early_config_prune and perf_model's top_k. */
+static bool prune_keep(Spec *s, const FuncDef *k, SVal *prune, SVal *configs, Loc loc, bool *keep) {
+  if (prune->kind != SV_DICT) {
+    spec_error(s, loc, "prune_configs_by must be a dict with early_config_prune, perf_model and top_k");
+    return false;
+  }
+  for (int i = 0; i < prune->n; i++) {
+    const char *key = prune->items[i]->kind == SV_STR ? prune->items[i]->s : "";
+    if (strcmp(key, "early_config_prune") && strcmp(key, "perf_model") && strcmp(key, "top_k")) {
+      spec_error(s, loc, "prune_configs_by has an unknown key '%s' (early_config_prune, perf_model, top_k)", key);
+      return false;
+    }
+  }
+  SVal *early = dict_get(s, prune, "early_config_prune"), *model = dict_get(s, prune, "perf_model");
+  SVal *topk = dict_get(s, prune, "top_k");
+  SVal *nargs = named_args(s, k);
+  for (int i = 0; i < configs->n; i++) keep[i] = true;
+  if (early && early->kind != SV_NONE) {
+    SVal *argv[2] = {configs, nargs};
+    SVal *r = spec_call_value(s, early, argv, 2, loc);
+    if (is_poison(r)) return false;
+    if (r->kind != SV_TUPLE) {
+      spec_error(s, loc, "early_config_prune must return a list of configs, not a %s", sv_kind_name(r));
+      return false;
+    }
+    for (int i = 0; i < configs->n; i++) keep[i] = false;
+    for (int j = 0; j < r->n; j++) {
+      int found = -1;
+      for (int i = 0; i < configs->n && found < 0; i++)
+        if (same_config(r->items[j], configs->items[i])) found = i;
+      if (found < 0) {
+        spec_error(s, loc, "early_config_prune returned %s, which is not one of the autotune configs",
+                   sv_text(s, r->items[j]));
+        return false;
+      }
+      keep[found] = true;
+    }
+  }
+  if (model && model->kind != SV_NONE) {
+    int alive = 0;
+    for (int i = 0; i < configs->n; i++) alive += keep[i];
+    int64_t top = configs->n;
+    if (topk && topk->kind == SV_FLOAT && topk->f <= 1.0) top = (int64_t)(configs->n * topk->f);
+    else if (topk && topk->kind == SV_INT) top = topk->i;
+    else if (topk && topk->kind != SV_NONE) {
+      spec_error(s, loc, "top_k must be an int or a fraction of the configs (a float <= 1), not %s", sv_text(s, topk));
+      return false;
+    }
+    if (alive > top) {
+      double *est = xcalloc((size_t)configs->n + 1, sizeof(double));
+      bool ok = true;
+      for (int i = 0; i < configs->n && ok; i++)
+        if (keep[i]) ok = perf_estimate(s, model, nargs, configs->items[i], loc, &est[i]);
+      /* keep the `top` fastest estimates (the earlier config on a tie) */
+      for (int i = 0; i < configs->n && ok; i++) {
+        if (!keep[i]) continue;
+        int faster = 0;
+        for (int j = 0; j < configs->n; j++)
+          if (keep[j] && (est[j] < est[i] || (est[j] == est[i] && j < i))) faster++;
+        if (faster >= top) keep[i] = false;
+      }
+      free(est);
+      if (!ok) return false;
+    }
+  }
+  return true;
+}
+
 static bool has_param(const FuncDef *k, const char *name) {
   for (int i = 0; i < k->nparams; i++)
     if (!strcmp(k->params[i].name, name)) return true;
@@ -557,6 +712,8 @@ bool spec_autotune(const Module *ast, const SpecRequest *req, Arena *arena, Diag
   Frame fr = {.fn = k, .call_loc = dec->loc};
   s->frames[s->depth++] = &fr;
   SVal *configs = NULL, *key = NULL, *reset = NULL;
+  const Expr *prune_expr = NULL;
+  Loc prune_loc = dec->loc;
   if (dec->nitems > 0) configs = spec_eval(s, s->globals, dec->items[0]);
   if (dec->nitems > 1) key = spec_eval(s, s->globals, dec->items[1]);
   for (int i = 0; i < dec->nkwargs; i++) {
@@ -565,7 +722,11 @@ bool spec_autotune(const Module *ast, const SpecRequest *req, Arena *arena, Diag
     if (!strcmp(kw->name, "configs")) configs = spec_eval(s, s->globals, kw->value);
     else if (!strcmp(kw->name, "key")) key = spec_eval(s, s->globals, kw->value);
     else if (!strcmp(kw->name, "reset_to_zero")) reset = spec_eval(s, s->globals, kw->value);
-    /* prune_configs_by, restore_value, warmup, rep, use_cuda_graph, ... : accepted, unused */
+    else if (!strcmp(kw->name, "prune_configs_by")) {
+      prune_expr = kw->value; /* evaluated below, speculatively */
+      prune_loc = kw->loc;
+    }
+    /* restore_value, warmup, rep, use_cuda_graph, ... : accepted, unused */
   }
   s->depth--;
   bool ok = d->nerrors == errs0;
@@ -613,6 +774,25 @@ bool spec_autotune(const Module *ast, const SpecRequest *req, Arena *arena, Diag
         }
       }
     }
+  }
+  if (ok && prune_expr) {
+    /* pruning is speculative: functions tlc cannot evaluate (or see: an
+     * import from triton.ops) prune nothing */
+    bool *keep = xcalloc((size_t)configs->n + 1, sizeof(bool));
+    s->frames[s->depth++] = &fr;
+    DiagMark mark = diag_mark(d);
+    SVal *prune = spec_eval(s, s->globals, prune_expr);
+    bool pok = !is_poison(prune) && (prune->kind == SV_NONE || prune_keep(s, k, prune, configs, prune_loc, keep));
+    s->depth--;
+    if (!pok || d->nerrors > mark.nerrors) {
+      char *why = diag_rollback(d, mark);
+      diag_warning(d, prune_loc, "prune_configs_by cannot be evaluated at compile time (%s); every config "
+                   "is tried", why ? why : "it gave no result");
+      free(why);
+    } else if (prune->kind != SV_NONE) {
+      for (int i = 0; i < out->nconfigs; i++) out->configs[i].pruned = !keep[i];
+    }
+    free(keep);
   }
   VEC_FREE(globals.vars);
   return ok && d->nerrors == errs0;

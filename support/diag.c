@@ -214,3 +214,28 @@ void diag_plain(DiagEngine *d, const char *fmt, ...) {
   diag_verror(d, "error", (Loc){0}, fmt, ap);
   va_end(ap);
 }
+
+DiagMark diag_mark(const DiagEngine *d) {
+  return (DiagMark){d->out.len, d->nerrors, d->nwarnings, d->ninternal, d->nseen, d->nrepeats, d->in_repeat};
+}
+
+char *diag_rollback(DiagEngine *d, DiagMark m) {
+  char *first = NULL;
+  if (d->out.len > m.len) {
+    const char *p = strstr(d->out.data + m.len, "error:");
+    if (p) {
+      p += strlen("error:");
+      if (!strncmp(p, COLOR_RESET, strlen(COLOR_RESET))) p += strlen(COLOR_RESET);
+      if (*p == ' ') p++;
+      size_t n = strcspn(p, "\n");
+      first = xmalloc(n + 1);
+      memcpy(first, p, n);
+      first[n] = 0;
+    }
+    d->out.len = m.len;
+    d->out.data[m.len] = 0;
+  }
+  d->nerrors = m.nerrors, d->nwarnings = m.nwarnings, d->ninternal = m.ninternal;
+  d->nseen = m.nseen, d->nrepeats = m.nrepeats, d->in_repeat = m.in_repeat;
+  return first;
+}

@@ -159,6 +159,19 @@ void diag_vinternal(DiagEngine *d, Loc loc, const char *detail, const char *fmt,
 void diag_plain(DiagEngine *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Speculative work (evaluating host code that may not be evaluable, such as
+ * autotune's pruning functions): mark the engine, and if the work failed,
+ * roll back to the mark, forgetting what it reported; diag_rollback returns
+ * the text of the first error since the mark (without its place), or NULL,
+ * malloc'ed. */
+typedef struct DiagMark {
+  size_t len;
+  int nerrors, nwarnings, ninternal, nseen, nrepeats;
+  bool in_repeat;
+} DiagMark;
+DiagMark diag_mark(const DiagEngine *d);
+char *diag_rollback(DiagEngine *d, DiagMark m);
+
 static inline bool diag_has_errors(const DiagEngine *d) { return d->nerrors > 0; }
 /* Nothing more would be shown: past the error cap, or many repeats. */
 static inline bool diag_saturated(const DiagEngine *d) {

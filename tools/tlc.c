@@ -50,9 +50,10 @@ typedef struct CliOption {
 static const CliOption cli_options[] = {
     {"kernel", OPT_KERNEL, required_argument, "NAME", CMD_COMPILE | CMD_AUTOTUNE,
      "the @jit function (default: the only one)"},
-    {"signature", OPT_SIGNATURE, required_argument, "SIG", CMD_COMPILE,
+    {"signature", OPT_SIGNATURE, required_argument, "SIG", CMD_COMPILE | CMD_AUTOTUNE,
      "parameter types and constexpr values in Triton's AOT form, e.g. \"*fp32:16,i32,1024\""},
-    {"constexpr", 'C', required_argument, "NAME=V", CMD_COMPILE, "give a constexpr parameter by name (repeatable)"},
+    {"constexpr", 'C', required_argument, "NAME=V", CMD_COMPILE | CMD_AUTOTUNE,
+     "give a constexpr parameter by name (repeatable)"},
     {"emit", OPT_EMIT, required_argument, "KIND", CMD_COMPILE, "ast | tir | tir-spec | llvm | ptx (default ptx)"},
     {"output", 'o', required_argument, "FILE", CMD_ALL & ~CMD_AUTOTUNE, "write the output to FILE ('-': stdout, the default)"},
     {"arch", OPT_ARCH, required_argument, "ARCH", CMD_ALL,
@@ -413,7 +414,8 @@ static int opt_main(Cli *c, const char *text) {
 
 static int autotune_main(Cli *c, const char *source) {
   tlc_tune_info info;
-  tlc_compile_status st = tlc_autotune_info(c->file, source, c->opt.kernel, c->opt.arch, &info);
+  tlc_compile_status st = tlc_autotune_info_for(c->file, source, c->opt.kernel, c->opt.arch, c->opt.signature,
+                                                c->cdefs, c->ncdefs, &info);
   if (info.diagnostics && *info.diagnostics) fputs(info.diagnostics, stderr);
   if (st == TLC_COMPILE_OK) {
     if (!info.present) printf("no autotune decorator\n");
@@ -423,7 +425,7 @@ static int autotune_main(Cli *c, const char *source) {
     for (int i = 0; i < info.nconfigs; i++) {
       const tlc_tune_config *tc = &info.configs[i];
       for (int j = 0; j < tc->nconstexprs; j++) printf("%s=%s ", tc->constexprs[j].name, tc->constexprs[j].value);
-      printf("num_warps=%d num_stages=%d\n", tc->num_warps, tc->num_stages);
+      printf("num_warps=%d num_stages=%d%s\n", tc->num_warps, tc->num_stages, tc->pruned ? " pruned" : "");
     }
   }
   tlc_tune_info_free(&info);

@@ -768,6 +768,44 @@ static void test_autotune_desc(void) {
   remove(path);
 }
 
+/* prune_configs_by at run time: early_config_prune sees the launch's scalar
+ * argument n and keeps the configs with num_warps <= n // 100, so only
+ * those are compiled and timed (8 launches each: a warm-up and 7 timed). */
+static void test_autotune_prune(void) {
+  static const char src[] =
+      "import triton\nimport triton.language as tl\n\n"
+      "def keep_small(configs, named_args, **kwargs):\n"
+      "    return [c for c in configs if c.num_warps <= named_args['n'] // 100]\n\n"
+      "@triton.autotune(configs=[triton.Config({}, num_warps=w) for w in [1, 2, 4, 8]], key=['n'],\n"
+      "                 prune_configs_by={'early_config_prune': keep_small})\n"
+      "@triton.jit\n"
+      "def fill(x_ptr, n):\n"
+      "    offs = tl.arange(0, 128)\n"
+      "    tl.store(x_ptr + offs, 1.0, mask=offs < n)\n";
+  char path[600];
+  snprintf(path, sizeof path, "%s/../tune_prune.tile", g_cache_dir);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    CHECK(f != NULL);
+    return;
+  }
+  fputs(src, f);
+  fclose(f);
+  tlc_runtime *rt = open_fake(9, 0);
+  tlc_devptr xp = 0;
+  OK(rt, tlc_malloc(rt, 1024 * 4, &xp));
+  tlc_arg args[] = {TLC_PTR(xp), TLC_I32(250)};
+  tlc_kernel *k = NULL;
+  int launches = fake->launches;
+  OK(rt, tlc_kernel_autotune(rt, path, "fill", "*fp32:16,i32", NULL, autotune_grid, NULL, args, 2, &k));
+  CHECK(k != NULL && tlc_kernel_tuned_config(k) >= 0 && tlc_kernel_tuned_config(k) <= 1,
+        "the choice %d is a pruned config", tlc_kernel_tuned_config(k));
+  CHECK(fake->launches - launches == 2 * 8, "%d launches: pruning kept %d configs, not 2",
+        fake->launches - launches, (fake->launches - launches) / 8);
+  tlc_runtime_close(rt);
+  remove(path);
+}
+
 int main(void) {
   char root[] = "/tmp/tlc-test-fake-XXXXXX";
   if (!mkdtemp(root)) {
@@ -809,6 +847,7 @@ int main(void) {
   test_jit();
   test_jit_desc();
   test_autotune_desc();
+  test_autotune_prune();
   CHECK(fake->live_modules == 0);
   CHECK(fake->primary_refs == 0);
   CHECK(fake->calls_without_context == 0);
