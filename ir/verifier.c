@@ -61,7 +61,12 @@ static void check_bulk(Verifier *v, const Op *op, int first) {
   const Type *bt = o[1]->type;
   if (!ty_is_ptr(o[0]->type) || o[0]->type->rank) fail(v, op, "%s's map is a hidden tensor-map parameter", name);
   if (v->layouts && (!bt->layout || bt->layout->kind != LAY_SHARED)) fail(v, op, "%s needs a shared buffer", name);
-  if (op->noperands - first != bt->rank) fail(v, op, "%s needs one coordinate per dim (%d)", name, bt->rank);
+  /* one coordinate per dim of the map: the buffer's, then outer dims of box 1 */
+  int rank = bt->rank;
+  for (int i = 0; v->m->func && i < v->m->func->ntma; i++)
+    if (v->m->func->tma[i].param == o[0]) rank = v->m->func->tma[i].rank;
+  if (rank < bt->rank || op->noperands - first != rank)
+    fail(v, op, "%s needs one coordinate per dim of its map (%d)", name, rank);
   for (int i = first < 3 ? first : 3; i < op->noperands; i++)
     if (o[i]->type->rank || !dt_is_int(o[i]->type->dtype)) fail(v, op, "operand %d must be a scalar integer", i);
 }
