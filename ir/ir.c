@@ -16,6 +16,18 @@ const OpInfo ir_op_info[OP__COUNT] = {
 #undef OP
 };
 
+const MathFnInfo ir_mathfn_info[MF__COUNT] = {
+#define MATHFN(e, nm, nargs, kind, libclc) [MF_##e] = {nm, nargs, kind, libclc},
+#include "mathfns.def"
+#undef MATHFN
+};
+
+int ir_mathfn_lookup(const char *name) {
+  for (int i = 0; i < MF__COUNT; i++)
+    if (!strcmp(ir_mathfn_info[i].name, name)) return i;
+  return -1;
+}
+
 IrModule *ir_module_new(Arena *arena) {
   IrModule *m = ARENA_NEW(arena, IrModule);
   m->arena = arena;
