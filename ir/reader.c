@@ -450,8 +450,7 @@ static const Type *scalar_type(Reader *r) {
   if (accept(r, "ptr<")) {
     const Type *pointee = scalar_type(r);
     if (!pointee || !expect(r, ">")) return NULL;
-    if (pointee->dtype == DT_PTR) fail(r, "a pointer to a pointer");
-    return r->failed ? NULL : ty_ptr(r->m->ctx, pointee);
+    return r->failed ? NULL : ty_ptr(r->m->ctx, pointee); /* ptr<ptr<f16>>: an array of pointers */
   }
   char name[16];
   skip_blank(r);
