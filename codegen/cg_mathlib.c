@@ -12,7 +12,8 @@
  *    ulp in fp32 and fp64 (IEEE division and square root inside).
  *  - LLVM and NVVM intrinsics: rounding (trunc, rint, round), copysign, the
  *    IEEE operations in a rounding mode (llvm.nvvm.add.rz.f ...), integer
- *    bit functions (ctlz, ctpop, bitreverse, prmt, sad, mulhi, mul24).
+ *    bit functions (ctlz, ctpop, bitreverse, prmt, sad, mulhi, mul24);
+ *    conversions in a rounding mode as PTX `cvt` (float2int_rn, ...).
  *  - PTX's approximations (ex2/lg2/sin/cos.approx, div.approx) for the
  *    fast_* functions, as libdevice computes them.
  *  - A few lines on top of libclc for the functions libclc lacks: erfinv and
@@ -355,6 +356,42 @@ static LLVMValueRef math_int(CgCtx *cg, const Op *op, MathFn fn, DType d, LLVMVa
   return LLVMGetUndef(t);
 }
 
+/* ---- conversions in a rounding mode --------------------------------------------------
+ * As inline PTX `cvt`: LLVM 19's NVVM simplification turns the intrinsics
+ * of the int -> float round-toward-zero conversions (llvm.nvvm.i2f.rz, ...)
+ * into sitofp/uitofp, which round to nearest. */
+
+static const char *ptx_type(DType d) {
+  switch (d) {
+  case DT_F32: return "f32";
+  case DT_F64: return "f64";
+  case DT_I32: return "s32";
+  case DT_U32: return "u32";
+  case DT_I64: return "s64";
+  default: return "u64";
+  }
+}
+static const char *ptx_reg(DType d) {
+  return d == DT_F32 ? "f" : d == DT_F64 ? "d" : dt_bits(d) == 64 ? "l" : "r";
+}
+
+static LLVMValueRef convert(CgCtx *cg, const Op *op, MathFn fn, LLVMValueRef x) {
+  DType from, computed, result;
+  const char *nv;
+  int rm;
+  if (!ir_mathfn_cvt(fn, &from, &computed, &result, &nv, &rm)) {
+    cg_error(cg, op, "math function '%s' is not a conversion", ir_mathfn_info[fn].name);
+    return LLVMGetUndef(cg_type(cg, op->results[0]->type->dtype));
+  }
+  /* to an integer the rounding is rni/rzi/rmi/rpi, else rn/rz/rm/rp */
+  static const char *const rms[4] = {"rn", "rz", "rm", "rp"};
+  char text[64], cons[16];
+  snprintf(text, sizeof text, "cvt.%s%s.%s.%s $0, $1;", rms[rm], dt_is_int(computed) ? "i" : "", ptx_type(computed),
+           ptx_type(from));
+  snprintf(cons, sizeof cons, "=%s,%s", ptx_reg(computed), ptx_reg(from));
+  return cg_asm(cg, cg_type(cg, computed), text, cons, &x, 1, false);
+}
+
 /* ---- the element of a MATHFN op ------------------------------------------------ */
 
 LLVMValueRef cg_mathfn(CgCtx *cg, const Op *op, LLVMValueRef *args) {
@@ -363,6 +400,7 @@ LLVMValueRef cg_mathfn(CgCtx *cg, const Op *op, LLVMValueRef *args) {
   const MathFnInfo *mi = &ir_mathfn_info[fn];
   DType d = op->operands[0]->type->dtype, rd = op->results[0]->type->dtype;
   if (mi->kind == MK_INT || mi->kind == MK_INT_TO_I32) return math_int(cg, op, fn, d, args);
+  if (mi->kind == MK_CVT) return convert(cg, op, fn, args[0]);
   if (d != DT_F32 && d != DT_F64 && d != DT_F16 && d != DT_BF16) {
     cg_error(cg, op, "math function '%s' of %s", mi->name, dt_name(d));
     return LLVMGetUndef(cg_type(cg, rd));
@@ -393,6 +431,8 @@ LLVMValueRef cg_mathfn(CgCtx *cg, const Op *op, LLVMValueRef *args) {
     case MF_FINITE: case MF_ISFINITE:
       return LLVMBuildZExt(B, LLVMBuildFCmp(B, LLVMRealOLT, intrin1(cg, "llvm.fabs", x), fc(cg, cd, INFINITY), ""),
                            cg->t_i32, "");
+    case MF_DOUBLE2LOINT: case MF_DOUBLE2HIINT:
+      return cg_intrin(cg, fn == MF_DOUBLE2LOINT ? "llvm.nvvm.d2i.lo" : "llvm.nvvm.d2i.hi", NULL, 0, &x, 1);
     case MF_ILOGB: {
       LLVMTypeRef fty = LLVMFunctionType(cg->t_i32, (LLVMTypeRef[]){ftype(cg, cd)}, 1, 0);
       const char *nm = cd == DT_F64 ? "_Z5ilogbd" : "_Z5ilogbf";

@@ -291,6 +291,7 @@ typedef enum MathKind {
   MK_TO_I64,     /* float -> i64 */
   MK_INT,        /* integers of one type -> that type */
   MK_INT_TO_I32, /* integer -> i32 */
+  MK_CVT,        /* a conversion in a rounding mode (ir_mathfn_cvt gives its types) */
 } MathKind;
 typedef struct MathFnInfo {
   const char *name;    /* libdevice's name, printed as {fn=NAME} */
@@ -301,6 +302,10 @@ typedef struct MathFnInfo {
 extern const MathFnInfo ir_mathfn_info[MF__COUNT];
 /* The function named `name` (mathfns.def), or -1. */
 int ir_mathfn_lookup(const char *name);
+/* A MK_CVT function's types: operand `from`, converted to `computed`, the
+ * result typed `result`; its NVVM stem ("f2i") and rounding mode (0..3:
+ * rn, rz, rd, ru).  False for other functions. */
+bool ir_mathfn_cvt(MathFn fn, DType *from, DType *computed, DType *result, const char **nvvm, int *rm);
 
 /* tl.range(..., num_stages=, loop_unroll_factor=, flatten=, warp_specialize=,
  * disallow_acc_multi_buffer=) on a FOR; zero = not given (the module's

@@ -94,6 +94,14 @@ static void check_mathfn(Verifier *v, const Op *op) {
   case MK_TO_I32: ok = dt_is_float(t0->dtype) && rt->dtype == DT_I32; break;
   case MK_TO_I64: ok = dt_is_float(t0->dtype) && rt->dtype == DT_I64; break;
   case MK_INT_TO_I32: ok = dt_is_int(t0->dtype) && rt->dtype == DT_I32; break;
+  case MK_CVT: {
+    DType from, computed, result;
+    const char *nv;
+    int rm;
+    ok = ir_mathfn_cvt(op->attr.fn, &from, &computed, &result, &nv, &rm) && rt->dtype == result &&
+         (t0->dtype == from || (dt_is_int(from) && dt_is_int(t0->dtype) && dt_bits(t0->dtype) == dt_bits(from)));
+    break;
+  }
   default: ok = false; break;
   }
   if (!ok) fail(v, op, "mathfn %s: operand or result types break its rule (mathfns.def)", mi->name);

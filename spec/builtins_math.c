@@ -40,25 +40,7 @@ static const struct {
 /* Names of Triton's libdevice that tlc does not provide yet. */
 static const char *const unsupported[] = {
     "j0", "j1", "y0", "y1", "jn", "yn", "cyl_bessel_i0", "cyl_bessel_i1", "erfcx", "rcp64h",
-    "norm3d", "norm4d", "rnorm3d", "rnorm4d", "rsqrt_rn", "hiloint2double", "double2loint",
-    "double2hiint", "int2double_rn", "uint2double_rn",
-    /* conversions in a rounding mode */
-    "double2float_rn", "double2float_rz", "double2float_rd", "double2float_ru",
-    "double2int_rn", "double2int_rz", "double2int_rd", "double2int_ru",
-    "double2uint_rn", "double2uint_rz", "double2uint_rd", "double2uint_ru",
-    "float2int_rn", "float2int_rz", "float2int_rd", "float2int_ru",
-    "float2uint_rn", "float2uint_rz", "float2uint_rd", "float2uint_ru",
-    "int2float_rn", "int2float_rz", "int2float_rd", "int2float_ru",
-    "uint2float_rn", "uint2float_rz", "uint2float_rd", "uint2float_ru",
-    "float2ll_rn", "float2ll_rz", "float2ll_rd", "float2ll_ru",
-    "float2ull_rn", "float2ull_rz", "float2ull_rd", "float2ull_ru",
-    "double2ll_rn", "double2ll_rz", "double2ll_rd", "double2ll_ru",
-    "double2ull_rn", "double2ull_rz", "double2ull_rd", "double2ull_ru",
-    "ll2float_rn", "ll2float_rz", "ll2float_rd", "ll2float_ru",
-    "ull2float_rn", "ull2float_rz", "ull2float_rd", "ull2float_ru",
-    "ll2double_rn", "ll2double_rz", "ll2double_rd", "ll2double_ru",
-    "ull2double_rn", "ull2double_rz", "ull2double_rd", "ull2double_ru",
-    NULL};
+    "norm3d", "norm4d", "rnorm3d", "rnorm4d", "rsqrt_rn", "hiloint2double", NULL};
 
 static bool is_libdevice(const char *mod) {
   return !strcmp(mod, "triton.language.extra.cuda.libdevice") || !strcmp(mod, "triton.language.extra.libdevice");
@@ -132,6 +114,32 @@ static SVal *call_bitcast(Spec *s, SVal *fn, CallArgs *a) {
   return r ? sv_tensor(s, r) : s->poison;
 }
 
+/* float2int_rn and its kin: the operand as the conversion's source type (a
+ * narrower float widens exactly; an integer of the same width is taken as
+ * is, whatever its signedness). */
+static SVal *call_cvt(Spec *s, SVal *fn, MathFn f, CallArgs *a) {
+  IrContext *c = bi_ctx(s);
+  DType from, computed, result;
+  const char *nv;
+  int rm;
+  ir_mathfn_cvt(f, &from, &computed, &result, &nv, &rm);
+  Value *x = bi_need_tensor(s, a->pos[0], a->poslocs[0], "the operand");
+  if (!x) return s->poison;
+  DType d = x->type->dtype;
+  bool ok = dt_is_float(from) ? dt_is_float(d) && d != DT_F8E4M3 && d != DT_F8E5M2 && dt_bits(d) <= dt_bits(from)
+                              : dt_is_int(d) && d != DT_I1 && dt_bits(d) == dt_bits(from);
+  if (!ok) {
+    spec_error(s, a->poslocs[0], "%s() converts %s, not %s", fn->s, dt_name(from), dt_name(d));
+    return s->poison;
+  }
+  x = dt_is_float(from) ? spec_cast(s, x, ty_scalar(c, from), a->loc) : spec_bitcast(s, x, ty_scalar(c, from), a->loc);
+  if (!x) return s->poison;
+  spec_at(s, a->loc);
+  Op *op = irb_op(&s->b, OP_MATHFN, &x, 1, ty_with_elem(c, x->type, ty_scalar(c, result)));
+  op->attr.fn = f;
+  return sv_tensor(s, op->results[0]);
+}
+
 SVal *spec_call_mathfn(Spec *s, SVal *fn, CallArgs *a) {
   if (fn->i == MATH_UNSUPPORTED) {
     spec_error(s, a->loc, "%s is not supported by tlc yet", fn->s);
@@ -153,6 +161,7 @@ SVal *spec_call_mathfn(Spec *s, SVal *fn, CallArgs *a) {
   MathFn f = (MathFn)fn->builtin;
   const MathFnInfo *mi = &ir_mathfn_info[f];
   IrContext *c = bi_ctx(s);
+  if (mi->kind == MK_CVT) return call_cvt(s, fn, f, a);
   Value *ops[3] = {NULL, NULL, NULL};
   SVal **args = a->pos;
   /* pow with an integer exponent is libdevice's powi */
@@ -180,6 +189,10 @@ SVal *spec_call_mathfn(Spec *s, SVal *fn, CallArgs *a) {
   bool want_float = mi->kind != MK_INT && mi->kind != MK_INT_TO_I32;
   if (want_float && (!dt_is_float(d) || d == DT_F8E4M3 || d == DT_F8E5M2)) {
     spec_error(s, a->loc, "%s() needs floating-point operands, not %s (cast with .to(tl.float32))", fn->s, dt_name(d));
+    return s->poison;
+  }
+  if ((f == MF_DOUBLE2LOINT || f == MF_DOUBLE2HIINT) && d != DT_F64) {
+    spec_error(s, a->loc, "%s() takes f64, not %s", fn->s, dt_name(d));
     return s->poison;
   }
   if (want_float && d == DT_F64 && is_fp32_only(f)) {

@@ -12,7 +12,8 @@
  * so with their own bound (docs/language.md lists them).  Then exact checks:
  * the predicates on special values (NaN, inf, -0, subnormals), the integer
  * functions, the IEEE operations in each rounding mode (against the host's
- * fesetround arithmetic) and fp16 inputs (computed in fp32, rounded once).
+ * fesetround arithmetic), the conversions in each rounding mode and fp16
+ * inputs (computed in fp32, rounded once).
  * The sweep includes fp64 tl.exp, tl.log and tl.sin (libclc as well).  Inputs are random, outputs are poisoned
  * before each launch, and an unwritten element fails its function.
  *
@@ -371,6 +372,59 @@ static void check_rounding(Ex *ex) {
   free(x), free(y), free(out);
 }
 
+/* float2int_*, float2uint_*, int2float_*, uint2float_* against the host's
+ * conversions under fesetround (nearbyintf and int-to-float honour it). */
+static void check_conversions(Ex *ex) {
+  enum { M = 4096 };
+  float *fx = ex_xmalloc(M * 4);
+  int32_t *ix = ex_xmalloc(M * 4), *out = ex_xmalloc(M * 4);
+  for (int i = 0; i < M; i++) {
+    fx[i] = (float)ex_rng_uniform(&ex->rng, -3e6, 3e6);
+    if (i % 3 == 0) fx[i] = (float)ex_rng_uniform(&ex->rng, -3, 3);
+    if (i % 5 == 0) fx[i] = rintf(fx[i]) + 0.5f; /* ties */
+    ix[i] = (int32_t)(uint32_t)ex_rng_next(&ex->rng);
+  }
+  static const char *const fams[] = {"float2int", "float2uint", "int2float", "uint2float"};
+  static const char *const rms[] = {"rn", "rz", "rd", "ru"};
+  static const int modes[] = {FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD};
+  for (int f = 0; f < 4; f++)
+    for (int rm = 0; rm < 4; rm++) {
+      char name[32], expr[64];
+      snprintf(name, sizeof name, "%s_%s", fams[f], rms[rm]);
+      if (!ex_selected(ex, name, "")) continue;
+      snprintf(expr, sizeof expr, "libdevice.%s(x)", name);
+      bool from_float = f < 2;
+      float *ufx = fx;
+      if (f == 1) { /* unsigned: non-negative inputs */
+        ufx = ex_xmalloc(M * 4);
+        for (int i = 0; i < M; i++) ufx[i] = fabsf(fx[i]);
+      }
+      bool ran = run32(ex, expr, from_float ? "fp32" : (f == 3 ? "u32" : "i32"), from_float ? "i32" : "fp32",
+                       from_float ? (const void *)ufx : (const void *)ix, from_float ? (const void *)ufx : (const void *)ix,
+                       M, out);
+      if (ran) {
+        int bad = 0, first = 0;
+        fesetround(modes[rm]);
+        for (int i = 0; i < M; i++) {
+          int32_t want;
+          if (f == 0) want = (int32_t)nearbyintf(ufx[i]);
+          else if (f == 1) want = (int32_t)(uint32_t)nearbyintf(ufx[i]);
+          else {
+            volatile int32_t si = ix[i];
+            volatile uint32_t ui = (uint32_t)ix[i];
+            float r = f == 2 ? (float)si : (float)ui;
+            memcpy(&want, &r, 4);
+          }
+          if (out[i] != want && !bad++) first = i;
+        }
+        fesetround(FE_TONEAREST);
+        report_exact(name, bad, M, first);
+      }
+      if (ufx != fx) free(ufx);
+    }
+  free(fx), free(ix), free(out);
+}
+
 /* fp16 operands: computed in fp32 and rounded once to fp16. */
 static void check_half(Ex *ex) {
   if (!ex_selected(ex, "tanh_fp16", "")) return;
@@ -416,6 +470,7 @@ int main(int argc, char **argv) {
   check_predicates(&ex);
   check_integers(&ex);
   check_rounding(&ex);
+  check_conversions(&ex);
   check_half(&ex);
   printf("%s: %d failure%s\n", failures ? "FAIL" : "PASS", failures, failures == 1 ? "" : "s");
   ex.nfail += failures;
