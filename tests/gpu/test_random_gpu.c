@@ -15,6 +15,12 @@
  * 64-bit seed above 2^32; 7 rounds instead of 10; 64-bit offsets (Philox
  * 4x64).  The outputs are poisoned before each launch.
  *
+ * With TLC_RANDOM_DUMP=DIR each case's offsets and outputs are written to
+ * DIR/CASE.bin (int64 seed, int32 offsets_are_64bit, int32 rounds, int32 n,
+ * the n offsets, then 15 rows of n uint32: randint4x's four words, randint,
+ * rand, randn, rand4x's four, randn4x's four; floats as their bits), for a
+ * comparison with Triton on the same machine.
+ *
  *   test_random_gpu [--seed N] [-v] */
 #include <math.h>
 #include <stdio.h>
@@ -190,6 +196,24 @@ static void run_case(Ex *ex, const char *label, const char *seed_ty, int64_t see
     printf("\n");
   }
   if (!pass) failures++;
+  const char *dump = getenv("TLC_RANDOM_DUMP");
+  if (dump && *dump) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.bin", dump, label);
+    FILE *fp = fopen(path, "wb");
+    if (!fp) {
+      printf("ERROR cannot write %s\n", path);
+      failures++;
+    } else {
+      int32_t hdr[3] = {wide, rounds, N};
+      fwrite(&seed, sizeof seed, 1, fp);
+      fwrite(hdr, sizeof hdr, 1, fp);
+      fwrite(off, 1, ob, fp);
+      fwrite(out, 4, (size_t)N * ROWS, fp);
+      fclose(fp);
+      printf("  dumped to %s\n", path);
+    }
+  }
   ex_free(ex, doff), ex_free(ex, dout);
   free(off), free(out);
 }
