@@ -117,8 +117,9 @@ static LLVMValueRef helper_call(CgCtx *cg, const char *name, DType d, int nargs,
  * closed form cancels.  Then `iters` steps: Halley's on erf(x) - a in the
  * center; in the tail Newton's on log erfc(x) - log tail (erfc falls like
  * exp(-x^2), which defeats Newton on erfc itself), the last step Halley's on
- * tail - erfc(x).  Checked against a long-double reference: below 1.5 ulp
- * in fp64 (three steps), correctly rounded in fp32 (two steps). */
+ * tail - erfc(x).  Checked against a long-double reference with glibc's
+ * erf/erfc: below 1.5 ulp in fp64 (three steps), correctly rounded in fp32
+ * (two steps); libclc's fp64 erf/erfc (up to 0.9 and 2.5 ulp) add theirs. */
 static LLVMValueRef inv_erf_core(CgCtx *cg, LLVMValueRef a, LLVMValueRef tail, LLVMValueRef center,
                                  int iters) {
   const DType D = DT_F64;
