@@ -10,10 +10,10 @@
  *    at build time), makes what it brought internal, and O3 inlines it
  *    (libclc marks its functions alwaysinline).  These are accurate to a few
  *    ulp in fp32 and fp64 (IEEE division and square root inside).
- *  - LLVM and NVVM intrinsics: rounding (trunc, rint, round), copysign, the
- *    IEEE operations in a rounding mode (llvm.nvvm.add.rz.f ...), integer
- *    bit functions (ctlz, ctpop, bitreverse, prmt, sad, mulhi, mul24);
- *    conversions in a rounding mode as PTX `cvt` (float2int_rn, ...).
+ *  - LLVM and NVVM intrinsics: rounding (trunc, rint, round), copysign,
+ *    integer bit functions (ctlz, ctpop, bitreverse, prmt, sad, mulhi,
+ *    mul24); inline PTX for the IEEE operations in a rounding mode
+ *    (add.rz.f32 ...) and the conversions (cvt.rni.s32.f32 ...).
  *  - PTX's approximations (ex2/lg2/sin/cos.approx, div.approx) for the
  *    fast_* functions, as libdevice computes them.
  *  - A few lines on top of libclc for the functions libclc lacks: erfinv and
@@ -39,13 +39,6 @@ static LLVMValueRef intrin(CgCtx *cg, const char *name, LLVMValueRef *args, int 
   return cg_intrin(cg, name, overloaded ? &t : NULL, overloaded ? 1 : 0, args, n);
 }
 static LLVMValueRef intrin1(CgCtx *cg, const char *name, LLVMValueRef x) { return intrin(cg, name, &x, 1, true); }
-
-/* NVVM's per-type intrinsic: "llvm.nvvm.<stem>.f" or ".d". */
-static LLVMValueRef nvvm_fd(CgCtx *cg, const char *stem, DType d, LLVMValueRef *args, int n) {
-  char name[64];
-  snprintf(name, sizeof name, "llvm.nvvm.%s.%s", stem, d == DT_F64 ? "d" : "f");
-  return cg_intrin(cg, name, NULL, 0, args, n);
-}
 
 /* A call of libclc's `base` for fp type d: parameters `params` ('F' = the
  * float type, 'i' = i32), e.g. "FF" for pow, "Fi" for ldexp. */
@@ -225,11 +218,18 @@ static LLVMValueRef fast_div(CgCtx *cg, LLVMValueRef a, LLVMValueRef b) {
   return cg_intrin(cg, "llvm.nvvm.div.approx.f", NULL, 0, args, 2);
 }
 
-/* An IEEE operation in rounding mode `rm` ("rn", "rz", "rm", "rp"). */
+/* An IEEE operation in rounding mode `rm` ("rn", "rz", "rm", "rp") as inline
+ * PTX: an instruction with an explicit rounding modifier is never fused
+ * (ptxas leaves add.rn/mul.rn alone), while NVVM's add.rn/mul.rn intrinsics
+ * become plain fadd/fmul that contraction may turn into an fma. */
 static LLVMValueRef rounded(CgCtx *cg, const char *op, const char *rm, DType d, LLVMValueRef *a, int n) {
-  char stem[32];
-  snprintf(stem, sizeof stem, "%s.%s", op, rm);
-  return nvvm_fd(cg, stem, d, a, n);
+  static const char *const operands[4] = {"", " $0, $1;", " $0, $1, $2;", " $0, $1, $2, $3;"};
+  char text[64], cons[16];
+  const char *reg = d == DT_F64 ? "d" : "f";
+  snprintf(text, sizeof text, "%s.%s.%s%s", op, rm, d == DT_F64 ? "f64" : "f32", operands[n]);
+  snprintf(cons, sizeof cons, "=%s", reg);
+  for (int i = 0; i < n; i++) snprintf(cons + strlen(cons), sizeof cons - strlen(cons), ",%s", reg);
+  return cg_asm(cg, ftype(cg, d), text, cons, a, n, false);
 }
 
 /* libclc's fp32 functions whose error reaches 1.5 ulp or more (measured
