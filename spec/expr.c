@@ -156,6 +156,9 @@ static SVal *eval_call(Spec *s, Scope *sc, const Expr *e) {
     case SV_METHOD:
       r = spec_call_builtin(s, fn->builtin, fn->self, &ca);
       break;
+    case SV_MATHFN:
+      r = spec_call_mathfn(s, fn, &ca);
+      break;
     case SV_CONSTEXPR_T:
       if (pos.len == 1 && e->nkwargs == 0) r = posv[0];
       else spec_error(s, e->loc, "tl.constexpr() takes exactly one argument");

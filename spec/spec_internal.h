@@ -34,6 +34,7 @@ typedef enum SKind {
   SV_TYPEOBJ,  /* x.type: element_ty, scalar, shape */
   SV_CONSTEXPR_T, /* tl.constexpr itself (annotations, tl.constexpr(x)) */
   SV_CONFIG,   /* triton.Config(...) */
+  SV_MATHFN,   /* a libdevice function (builtins_math.c: i = its sort, builtin = its index, s = its name) */
 } SKind;
 
 typedef struct SVal SVal;
@@ -230,6 +231,15 @@ typedef struct CallArgs {
 
 SVal *spec_call_builtin(Spec *s, int id, SVal *self, CallArgs *a);
 const char *spec_builtin_name(int id);
+
+/* ---- builtins_math.c: libdevice and tl.math's library names ---------------------- */
+
+/* `name` of a math module (tl.math, libdevice): a math-function value, a
+ * builtin (libdevice.abs), or NULL when the library has no such name. */
+SVal *spec_math_attr(Spec *s, const char *mod, const char *name);
+/* Every name spec_math_attr resolves to a function (for "did you mean"). */
+void spec_math_names(void (*consider)(void *ctx, const char *name), void *ctx);
+SVal *spec_call_mathfn(Spec *s, SVal *fn, CallArgs *a);
 
 /* ---- attributes.c --------------------------------------------------------------- */
 
