@@ -13,8 +13,9 @@
  *    ex2.approx(x * log2 e), log(x) = lg2.approx(x) * ln 2, sqrt.approx
  *    (sqrt_rn -> IEEE sqrt), rsqrt.approx, sin/cos.approx; erf is a Taylor
  *    series below 1 and Numerical Recipes' erfc fit above (|err| < 2e-7);
- *  - fp64 has add/sub/mul/div/fma/sqrt/floor/ceil/abs/min/max; the fp64
- *    transcendentals need libdevice and are rejected for now.
+ *  - fp64 exp/exp2/log/log2/sin/cos/erf/sigmoid call libclc's functions
+ *    (cg_mathlib.c), as Triton calls libdevice's; MATHFN ops (the libdevice
+ *    functions) are lowered there too.
  * Elementwise ops accept scalar operands next to tensor ones (the scalar is
  * used for every element). */
 #include "codegen/cg_internal.h"
@@ -237,15 +238,23 @@ static LLVMValueRef unary(CgCtx *cg, const Op *op, DType d, LLVMValueRef x) {
     return x;
   }
   if (d == DT_F64) {
+    static const MathFn libm[OP__COUNT] = {[OP_EXP] = MF_EXP, [OP_EXP2] = MF_EXP2, [OP_LOG] = MF_LOG,
+                                           [OP_LOG2] = MF_LOG2, [OP_SIN] = MF_SIN, [OP_COS] = MF_COS,
+                                           [OP_ERF] = MF_ERF};
     switch (k) {
     case OP_SQRT: return intrin1(cg, "llvm.sqrt", x, true);
     case OP_RSQRT:
       return LLVMBuildFDiv(B, LLVMConstReal(cg->t_f64, 1.0), intrin1(cg, "llvm.sqrt", x, true), "");
     case OP_FLOOR: return intrin1(cg, "llvm.floor", x, true);
     case OP_CEIL: return intrin1(cg, "llvm.ceil", x, true);
+    case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SIN: case OP_COS: case OP_ERF:
+      return cg_math_float(cg, op, libm[k], DT_F64, &x); /* libclc, as Triton calls libdevice */
+    case OP_SIGMOID: {
+      LLVMValueRef e = cg_math_float(cg, op, MF_EXP, DT_F64, (LLVMValueRef[]){LLVMBuildFNeg(B, x, "")});
+      return LLVMBuildFDiv(B, LLVMConstReal(cg->t_f64, 1.0), LLVMBuildFAdd(B, LLVMConstReal(cg->t_f64, 1.0), e, ""), "");
+    }
     default:
-      cg_user_error(cg, op, "%s of an fp64 value is not supported yet (fp64 has sqrt, rsqrt, floor and "
-                    "ceil; cast to fp32 for the rest)", ir_op_info[k].name);
+      cg_error(cg, op, "no fp64 lowering of '%s'", ir_op_info[k].name);
       return x;
     }
   }
@@ -407,6 +416,11 @@ static LLVMValueRef lower_elem(CgCtx *cg, Op *op, CgVal **x, int i) {
     }
     LLVMTypeRef t = LLVMTypeOf(a);
     return cg_intrin(cg, "llvm.fma", &t, 1, args, 3);
+  }
+  case OP_MATHFN: {
+    LLVMValueRef args[3];
+    for (int k = 0; k < op->noperands && k < 3; k++) args[k] = cg_el(x[k], i);
+    return cg_mathfn(cg, op, args);
   }
   case OP_CLAMP: {
     bool pn = op->attr.propagate_nan;

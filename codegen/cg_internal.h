@@ -19,6 +19,9 @@
  *   cg_dot.c      dot on mma.sync (ldmatrix operands) and as FMAs
  *   cg_wgmma.c    dot on wgmma (sm_90a), asynchronous groups, dot_wait
  *   cg_debug.c    device_print (vprintf)
+ *   cg_mathlib.c  the math library (MATHFN ops, fp64 math): intrinsics,
+ *                 approximations and libclc's functions, linked in
+ *   cg_libclc_data.c  the embedded libclc bitcode
  *
  * Value representation.  Every IR value lowers to a CgVal: a per-thread
  * array of LLVM scalars.  A scalar IR value has one element (identical in
@@ -94,6 +97,7 @@ typedef struct CgCtx {
   bool failed;                /* an internal error was reported */
   bool user_failed;           /* a user error was reported (cg_user_error) */
   bool passes_ran, printed;   /* the O-pipeline ran; the PTX printer finished (see release_annotations) */
+  bool uses_libclc;           /* a libclc function was declared: link the library before O3 */
   const Op *last_error_op;    /* report one error per op, not one per element */
   Arena arena;                /* codegen-private memory, freed at the end */
   int capability;             /* 80, 90, ... */
@@ -223,6 +227,16 @@ LLVMValueRef cg_max_min(CgCtx *cg, DType d, bool is_max, bool propagate_nan,
                         LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef cg_binary(CgCtx *cg, const Op *op, OpKind k, DType d, LLVMValueRef a,
                        LLVMValueRef b);
+
+/* cg_mathlib.c: one element of a MATHFN op (args: its operands' elements). */
+LLVMValueRef cg_mathfn(CgCtx *cg, const Op *op, LLVMValueRef *args);
+/* Math function `fn` (mathfns.def, kind MK_FLOAT) of fp32 or fp64 values. */
+LLVMValueRef cg_math_float(CgCtx *cg, const Op *op, MathFn fn, DType d, LLVMValueRef *args);
+/* Link libclc's functions the module calls (cg->uses_libclc) into it, made
+ * internal; false after reporting. */
+bool cg_link_libclc(CgCtx *cg);
+/* cg_libclc_data.c: the embedded, trimmed libclc bitcode. */
+const char *cg_libclc_bitcode(size_t *size);
 
 void cg_lower_addptr(CgCtx *cg, Op *op);         /* cg_memory.c */
 void cg_lower_load(CgCtx *cg, Op *op);

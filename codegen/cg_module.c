@@ -178,6 +178,7 @@ static void build_kernel(CgCtx *cg) {
 /* Verify, optimize and emit.  Returns false after an error. */
 static bool finish(CgCtx *cg, CgResult *out) {
   char *msg = NULL;
+  if (cg->uses_libclc && !cg_link_libclc(cg)) return false;
   if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &msg)) {
     cg->failed = true;
     char *ir = LLVMPrintModuleToString(cg->mod);

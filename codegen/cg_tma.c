@@ -12,7 +12,7 @@
  *
  *   mbarrier.init.shared::cta.b64 [bar], 1;  fence.mbarrier_init.release.cluster;
  *   mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], bytes;
- *   cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+ *   cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes   (3d..5d: outer dims)
  *       [dst], [map, {c0, c1}], [bar];
  *   waitLoop: mbarrier.try_wait.parity.shared::cta.b64 p, [bar], phase; @!p bra waitLoop;
  *
@@ -103,7 +103,8 @@ void cg_lower_mbar(CgCtx *cg, Op *op) {
  * rows.  False (reported) when the buffer is not 2-D. */
 typedef struct Bulk {
   CgBuf b;
-  LLVMValueRef map, c[2];
+  LLVMValueRef map, c[IR_TMA_MAX_RANK];
+  int rank;                /* coordinates: the buffer's 2, then outer dims of box 1 */
   int64_t W, rows, nblocks;
 } Bulk;
 
@@ -113,7 +114,12 @@ static bool bulk_of(CgCtx *cg, Op *op, int first, Bulk *k) {
     return false;
   }
   k->map = cg_get(cg, op, op->operands[0])->v[0];
-  for (int i = 0; i < 2; i++) {
+  k->rank = op->noperands - first;
+  if (k->rank < 2 || k->rank > IR_TMA_MAX_RANK) {
+    cg_error(cg, op, "%s takes 2 to %d coordinates", ir_op_info[op->kind].name, IR_TMA_MAX_RANK);
+    return false;
+  }
+  for (int i = 0; i < k->rank; i++) {
     k->c[i] = cg_get(cg, op, op->operands[first + i])->v[0];
     if (LLVMTypeOf(k->c[i]) != cg->t_i32) k->c[i] = LLVMBuildTrunc(cg->b, k->c[i], cg->t_i32, "");
   }
@@ -131,19 +137,35 @@ static LLVMValueRef block_addr(CgCtx *cg, const Bulk *k, int64_t blk, LLVMValueR
   return LLVMBuildPtrToInt(cg->b, cg_smem_abs(cg, off), cg->t_i32, "");
 }
 
+/* "{$f, $f+1, ...}" for the k->rank coordinates at asm operands from f,
+ * and their constraints ",r,r..." */
+static void coord_text(const Bulk *k, int f, char *text, size_t tn, char *cons, size_t cn) {
+  size_t t = 0, c = 0;
+  for (int i = 0; i < k->rank; i++) {
+    t += (size_t)snprintf(text + t, tn - t, "%s$%d", i ? ", " : "{", f + i);
+    c += (size_t)snprintf(cons + c, cn - c, ",r");
+  }
+  snprintf(text + t, tn - t, "}");
+}
+
 void cg_lower_tma_copy(CgCtx *cg, Op *op) {
   Bulk k;
   if (!bulk_of(cg, op, 5, &k)) return;
   LLVMValueRef bar = bar_addr(cg, op, op->operands[2], op->operands[3]);
   LLVMValueRef pred = as_i1(cg, cg_get(cg, op, op->operands[4])->v[0]);
+  char crd[64], ccons[32], text[192], cons[64];
+  coord_text(&k, 2, crd, sizeof crd, ccons, sizeof ccons);
+  snprintf(text, sizeof text,
+           "cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, %s], [$%d];",
+           k.rank, crd, 2 + k.rank);
+  snprintf(cons, sizeof cons, "r,l%s,r,~{memory}", ccons);
   LLVMBasicBlockRef cont = begin_thread0(cg, pred);
   for (int64_t blk = 0; blk < k.nblocks; blk++) {
     LLVMValueRef c0, dst = block_addr(cg, &k, blk, &c0);
-    LLVMValueRef args[5] = {dst, k.map, c0, k.c[1], bar};
-    cg_asm(cg, cg->t_void,
-           "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-           "[$0], [$1, {$2, $3}], [$4];",
-           "r,l,r,r,r,~{memory}", args, 5, true);
+    LLVMValueRef args[3 + IR_TMA_MAX_RANK] = {dst, k.map, c0};
+    for (int i = 1; i < k.rank; i++) args[2 + i] = k.c[i];
+    args[2 + k.rank] = bar;
+    cg_asm(cg, cg->t_void, text, cons, args, (unsigned)(3 + k.rank), true);
   }
   cg_end_guard(cg, cont);
 }
@@ -151,12 +173,18 @@ void cg_lower_tma_copy(CgCtx *cg, Op *op) {
 void cg_lower_tma_store(CgCtx *cg, Op *op) {
   Bulk k;
   if (!bulk_of(cg, op, 2, &k)) return;
+  char crd[64], ccons[32], text[160], cons[64];
+  coord_text(&k, 1, crd, sizeof crd, ccons, sizeof ccons);
+  snprintf(text, sizeof text, "cp.async.bulk.tensor.%dd.global.shared::cta.bulk_group [$0, %s], [$%d];", k.rank,
+           crd, 1 + k.rank);
+  snprintf(cons, sizeof cons, "l%s,r,~{memory}", ccons);
   LLVMBasicBlockRef cont = begin_thread0(cg, NULL);
   for (int64_t blk = 0; blk < k.nblocks; blk++) {
     LLVMValueRef c0, src = block_addr(cg, &k, blk, &c0);
-    LLVMValueRef args[4] = {k.map, c0, k.c[1], src};
-    cg_asm(cg, cg->t_void, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
-           "l,r,r,r,~{memory}", args, 4, true);
+    LLVMValueRef args[2 + IR_TMA_MAX_RANK] = {k.map, c0};
+    for (int i = 1; i < k.rank; i++) args[1 + i] = k.c[i];
+    args[1 + k.rank] = src;
+    cg_asm(cg, cg->t_void, text, cons, args, (unsigned)(2 + k.rank), true);
   }
   cg_asm(cg, cg->t_void, "cp.async.bulk.commit_group;", "~{memory}", NULL, 0, true);
   cg_asm(cg, cg->t_void, "cp.async.bulk.wait_group.read 0;", "~{memory}", NULL, 0, true);

@@ -16,6 +16,40 @@ const OpInfo ir_op_info[OP__COUNT] = {
 #undef OP
 };
 
+const MathFnInfo ir_mathfn_info[MF__COUNT] = {
+#define MATHFN(e, nm, nargs, kind, libclc) [MF_##e] = {nm, nargs, kind, libclc},
+#include "mathfns.def"
+#undef MATHFN
+};
+
+static const struct {
+  MathFn first; /* the family's _rn row; _rz, _rd, _ru follow */
+  DType from, computed, result;
+  const char *nvvm;
+} mathcvt[] = {
+#define MATHFN(e, nm, nargs, kind, libclc)
+#define MATHCVT(e, nm, from, computed, result, nvvm) {MF_##e##_RN, from, computed, result, nvvm},
+#include "mathfns.def"
+#undef MATHCVT
+#undef MATHFN
+};
+
+bool ir_mathfn_cvt(MathFn fn, DType *from, DType *computed, DType *result, const char **nvvm, int *rm) {
+  for (size_t i = 0; i < sizeof mathcvt / sizeof mathcvt[0]; i++)
+    if (fn >= mathcvt[i].first && fn < mathcvt[i].first + 4) {
+      *from = mathcvt[i].from, *computed = mathcvt[i].computed, *result = mathcvt[i].result;
+      *nvvm = mathcvt[i].nvvm, *rm = (int)(fn - mathcvt[i].first);
+      return true;
+    }
+  return false;
+}
+
+int ir_mathfn_lookup(const char *name) {
+  for (int i = 0; i < MF__COUNT; i++)
+    if (!strcmp(ir_mathfn_info[i].name, name)) return i;
+  return -1;
+}
+
 IrModule *ir_module_new(Arena *arena) {
   IrModule *m = ARENA_NEW(arena, IrModule);
   m->arena = arena;

@@ -275,6 +275,38 @@ typedef enum MemSem { SEM_ACQ_REL, SEM_ACQUIRE, SEM_RELEASE, SEM_RELAXED } MemSe
 typedef enum MemScope { SCOPE_GPU, SCOPE_CTA, SCOPE_SYS } MemScope;
 typedef enum DotPrecision { PREC_IEEE, PREC_TF32, PREC_TF32X3 } DotPrecision;
 
+/* The math library (mathfns.def): which function a MATHFN op computes and
+ * its typing rule. */
+typedef enum MathFn {
+#define MATHFN(e, name, nargs, kind, libclc) MF_##e,
+#include "ir/mathfns.def"
+#undef MATHFN
+  MF__COUNT
+} MathFn;
+typedef enum MathKind {
+  MK_FLOAT,      /* float operands of one type -> that type */
+  MK_FLOAT_INT,  /* (float, i32) -> the float type */
+  MK_TEST,       /* float -> i1 */
+  MK_TO_I32,     /* float -> i32 */
+  MK_TO_I64,     /* float -> i64 */
+  MK_INT,        /* integers of one type -> that type */
+  MK_INT_TO_I32, /* integer -> i32 */
+  MK_CVT,        /* a conversion in a rounding mode (ir_mathfn_cvt gives its types) */
+} MathKind;
+typedef struct MathFnInfo {
+  const char *name;    /* libdevice's name, printed as {fn=NAME} */
+  int nargs;
+  MathKind kind;
+  const char *libclc;  /* libclc's OpenCL name, or NULL (codegen lowers it itself) */
+} MathFnInfo;
+extern const MathFnInfo ir_mathfn_info[MF__COUNT];
+/* The function named `name` (mathfns.def), or -1. */
+int ir_mathfn_lookup(const char *name);
+/* A MK_CVT function's types: operand `from`, converted to `computed`, the
+ * result typed `result`; its NVVM stem ("f2i") and rounding mode (0..3:
+ * rn, rz, rd, ru).  False for other functions. */
+bool ir_mathfn_cvt(MathFn fn, DType *from, DType *computed, DType *result, const char **nvvm, int *rm);
+
 /* tl.range(..., num_stages=, loop_unroll_factor=, flatten=, warp_specialize=,
  * disallow_acc_multi_buffer=) on a FOR; zero = not given (the module's
  * num_stages applies). */
@@ -308,6 +340,7 @@ typedef struct OpAttrs {
   FpRounding rounding;     /* CAST: a float narrowing rounds to nearest even (default) or to zero */
   int vec;                 /* LOAD/STORE/ATOMIC: elements per vector access (coalesce) */
   DotPrecision precision;  /* DOT */
+  MathFn fn;               /* MATHFN */
   int max_imprecise;       /* DOT */
   int hint_div[IR_MAX_RANK];    /* ASSUME: multiple_of per dim (0 = none) */
   int hint_contig[IR_MAX_RANK]; /* ASSUME: max_contiguous per dim (0 = none) */

@@ -151,6 +151,9 @@ static void print_attrs(Printer *p, const Op *op) {
   case OP_CAST:
     if (a->rounding == ROUND_RTZ) sb_puts(&at, "rounding=rtz");
     break;
+  case OP_MATHFN:
+    sb_printf(&at, "fn=%s", a->fn >= 0 && a->fn < MF__COUNT ? ir_mathfn_info[a->fn].name : "?");
+    break;
   case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
     if (op->kind == OP_ATOMIC_RMW) sb_printf(&at, "rmw=%s", ir_rmw_name(a->rmw));
     if (a->vec) sb_printf(&at, "%svec=%d", SEP(), a->vec);

@@ -450,8 +450,7 @@ static const Type *scalar_type(Reader *r) {
   if (accept(r, "ptr<")) {
     const Type *pointee = scalar_type(r);
     if (!pointee || !expect(r, ">")) return NULL;
-    if (pointee->dtype == DT_PTR) fail(r, "a pointer to a pointer");
-    return r->failed ? NULL : ty_ptr(r->m->ctx, pointee);
+    return r->failed ? NULL : ty_ptr(r->m->ctx, pointee); /* ptr<ptr<f16>>: an array of pointers */
   }
   char name[16];
   skip_blank(r);
@@ -574,6 +573,7 @@ static const char *const evict_names[] = {"normal", "first", "last", NULL};
 static const char *pred_name(int i) { return ir_pred_name((CmpPred)i); }
 static const char *combine_name(int i) { return ir_combine_name((CombineKind)i); }
 static const char *rmw_name(int i) { return ir_rmw_name((RmwKind)i); }
+static const char *mathfn_name(int i) { return ir_mathfn_info[i].name; }
 static const char *const precision_names[] = {"ieee", "tf32", "tf32x3", NULL};
 static const char *const rounding_names[] = {"rtne", "rtz", NULL}; /* ORDER FpRounding */
 
@@ -623,6 +623,7 @@ static const struct {
     {"pred", AK_ENUM, offsetof(OpAttrs, pred), 0, 0, NULL, pred_name, CMP_GE + 1},
     {"combine", AK_ENUM, offsetof(OpAttrs, combine), 0, 0, NULL, combine_name, COMBINE_PROD + 1},
     {"rmw", AK_ENUM, offsetof(OpAttrs, rmw), 0, 0, NULL, rmw_name, RMW_XCHG + 1},
+    {"fn", AK_ENUM, offsetof(OpAttrs, fn), 0, 0, NULL, mathfn_name, MF__COUNT},
 };
 
 /* The func line's attributes: IrModule fields. */

@@ -61,9 +61,55 @@ static void check_bulk(Verifier *v, const Op *op, int first) {
   const Type *bt = o[1]->type;
   if (!ty_is_ptr(o[0]->type) || o[0]->type->rank) fail(v, op, "%s's map is a hidden tensor-map parameter", name);
   if (v->layouts && (!bt->layout || bt->layout->kind != LAY_SHARED)) fail(v, op, "%s needs a shared buffer", name);
-  if (op->noperands - first != bt->rank) fail(v, op, "%s needs one coordinate per dim (%d)", name, bt->rank);
+  /* one coordinate per dim of the map: the buffer's, then outer dims of box 1 */
+  int rank = bt->rank;
+  for (int i = 0; v->m->func && i < v->m->func->ntma; i++)
+    if (v->m->func->tma[i].param == o[0]) rank = v->m->func->tma[i].rank;
+  if (rank < bt->rank || op->noperands - first != rank)
+    fail(v, op, "%s needs one coordinate per dim of its map (%d)", name, rank);
   for (int i = first < 3 ? first : 3; i < op->noperands; i++)
     if (o[i]->type->rank || !dt_is_int(o[i]->type->dtype)) fail(v, op, "operand %d must be a scalar integer", i);
+}
+
+/* A MATHFN op: its operand count and mathfns.def's typing rule, every
+ * operand in the result's shape. */
+static void check_mathfn(Verifier *v, const Op *op) {
+  if (op->attr.fn < 0 || op->attr.fn >= MF__COUNT) {
+    fail(v, op, "mathfn: unknown function %d", (int)op->attr.fn);
+    return;
+  }
+  const MathFnInfo *mi = &ir_mathfn_info[op->attr.fn];
+  if (op->noperands != mi->nargs) {
+    fail(v, op, "mathfn %s takes %d operand%s", mi->name, mi->nargs, mi->nargs == 1 ? "" : "s");
+    return;
+  }
+  const Type *rt = op->results[0]->type, *t0 = op->operands[0]->type;
+  for (int i = 0; i < op->noperands; i++)
+    if (!same_shape(op->operands[i]->type, rt)) fail(v, op, "mathfn operand %d has another shape than the result", i);
+  bool ok;
+  switch (mi->kind) {
+  case MK_FLOAT: case MK_INT:
+    ok = dt_is_float(rt->dtype) == (mi->kind == MK_FLOAT) && (mi->kind == MK_FLOAT || dt_is_int(rt->dtype));
+    for (int i = 0; i < op->noperands; i++) ok &= op->operands[i]->type == rt;
+    break;
+  case MK_FLOAT_INT:
+    ok = dt_is_float(rt->dtype) && t0 == rt && op->operands[1]->type->dtype == DT_I32;
+    break;
+  case MK_TEST: ok = dt_is_float(t0->dtype) && rt->dtype == DT_I1; break;
+  case MK_TO_I32: ok = dt_is_float(t0->dtype) && rt->dtype == DT_I32; break;
+  case MK_TO_I64: ok = dt_is_float(t0->dtype) && rt->dtype == DT_I64; break;
+  case MK_INT_TO_I32: ok = dt_is_int(t0->dtype) && rt->dtype == DT_I32; break;
+  case MK_CVT: {
+    DType from, computed, result;
+    const char *nv;
+    int rm;
+    ok = ir_mathfn_cvt(op->attr.fn, &from, &computed, &result, &nv, &rm) && rt->dtype == result &&
+         (t0->dtype == from || (dt_is_int(from) && dt_is_int(t0->dtype) && dt_bits(t0->dtype) == dt_bits(from)));
+    break;
+  }
+  default: ok = false; break;
+  }
+  if (!ok) fail(v, op, "mathfn %s: operand or result types break its rule (mathfns.def)", mi->name);
 }
 
 static void check_types(Verifier *v, const Op *op) {
@@ -95,6 +141,9 @@ static void check_types(Verifier *v, const Op *op) {
     if (o[0]->type->dtype != DT_I1) fail(v, op, "select condition must be i1");
     if (o[0]->type->rank && !same_shape(o[0]->type, rt)) fail(v, op, "select condition shape differs");
     check_layout_eq(v, op, o[0], op->results[0]);
+    break;
+  case OP_MATHFN:
+    check_mathfn(v, op);
     break;
   case OP_CAST: case OP_BITCAST:
     if (!same_shape(o[0]->type, rt)) fail(v, op, "cast changes the shape");

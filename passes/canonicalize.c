@@ -436,8 +436,8 @@ static bool attrs_equal(const Op *x, const Op *y) {
          a->scope == b->scope && a->cache == b->cache && a->evict == b->evict &&
          a->is_volatile == b->is_volatile && a->precise == b->precise &&
          a->propagate_nan == b->propagate_nan && a->rounding == b->rounding && a->vec == b->vec &&
-         a->precision == b->precision &&
-         a->max_imprecise == b->max_imprecise && !memcmp(a->hint_div, b->hint_div, sizeof a->hint_div) &&
+         a->precision == b->precision && a->max_imprecise == b->max_imprecise && a->fn == b->fn &&
+         !memcmp(a->hint_div, b->hint_div, sizeof a->hint_div) &&
          !memcmp(a->hint_contig, b->hint_contig, sizeof a->hint_contig) && str_eq(a->str, b->str) &&
          a->hex == b->hex &&
          a->smem_offset == b->smem_offset;

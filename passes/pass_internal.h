@@ -91,11 +91,14 @@ const Layout *pass_fma_operand_layout(IrModule *m, const Layout *res, int op_idx
 /* ---- tma_tile.c ------------------------------------------------------------------ */
 
 /* A 2-D tile load TMA can do, staged into `shared`: its recipe (param not
- * yet made) and the tile's start coordinate along each tensor dim (NULL:
- * 0), scalars computed where the load's address is. */
+ * yet made) and the copy's coordinate along each recipe dim, innermost
+ * first (NULL: 0; desc.rank of them): the tile's start along its
+ * contiguous dim, along its other dim, then one per outer dim of the base
+ * offset (a batch or head index).  Scalars computed where the load's
+ * address is. */
 typedef struct TmaTile {
   IrTmaDesc desc;
-  Value *start[2];
+  Value *coord[IR_TMA_MAX_RANK];
   int cdim;                /* the contiguous tensor dim (recipe dim 0) */
   int map;                 /* index of its hidden parameter in func->tma (pass_tma_map) */
 } TmaTile;

@@ -31,6 +31,9 @@ const PassInfo pass_table[] = {
     {"pipeline", pass_pipeline,
      "software pipelining: loads feeding dots become a num_stages ring of shared buffers filled "
      "by cp.async; wgmma dots in those loops go asynchronous"},
+    {"dot-ahead", pass_dot_ahead,
+     "sm_90: in a TMA-pipelined loop, the wgmma dot of a ring slot and invariants (attention's "
+     "q @ k) is issued one iteration early, overlapping the next S with this softmax"},
     {"tma-store", pass_tma_store,
      "sm_90: tile stores outside loops, masked by the array's extents, go out through shared memory "
      "and one bulk tensor copy"},
@@ -107,6 +110,7 @@ int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
   run(&r, "assign-layouts"); /* a layout for every tensor; convert_layout where they meet */
   run(&r, "canonicalize");   /* CSE again now that layouts are in types */
   run(&r, "pipeline");       /* multi-stage rings of async copies; async wgmma */
+  run(&r, "dot-ahead");      /* the next iteration's q @ k in flight during this softmax */
   run(&r, "tma-store");      /* epilogue tile stores through shared memory and TMA */
   run(&r, "canonicalize");   /* the loads' dead address arithmetic */
   run(&r, "allocate-shared"); /* offsets of the shared-memory buffers */

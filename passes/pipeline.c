@@ -295,12 +295,10 @@ static void issue_stage(Pipe *p, IrBuilder *b, ValueMap *vm, Value *iv, Value *s
     const TmaTile *t = p->tma.data[i];
     Value *view = slot_view(p, b, i, slot);
     if (t) {
-      Value *ops[7] = {p->m->func->tma[t->map].param, view, p->bars, slot, guard};
-      for (int k = 0; k < 2; k++) { /* coordinates, innermost first */
-        int d = k == 0 ? t->cdim : 1 - t->cdim;
-        ops[5 + k] = t->start[d] ? vmap_get(vm, t->start[d]) : iconst(b, i32, 0);
-      }
-      irb_op(b, OP_TMA_COPY, ops, 7, NULL);
+      Value *ops[5 + IR_TMA_MAX_RANK] = {p->m->func->tma[t->map].param, view, p->bars, slot, guard};
+      for (int k = 0; k < t->desc.rank; k++) /* coordinates, innermost first */
+        ops[5 + k] = t->coord[k] ? vmap_get(vm, t->coord[k]) : iconst(b, i32, 0);
+      irb_op(b, OP_TMA_COPY, ops, 5 + t->desc.rank, NULL);
       continue;
     }
     Value *ptr = vmap_get(vm, ld->operands[0]);

@@ -6,6 +6,7 @@
  *   store %ptr, %v, mask=%m            %buf = local_alloc %src      (v before its
  *                                ->    tma_store %tmaK, %buf, c0, c1 layout change)
  *
+ * (with more coordinates when the base has outer dims, tma_tile.c).
  * The buffer takes the swizzled layout a TMA box reads (128-, 64- or
  * 32-byte rows of `block` elements, as for wgmma operands), its local_alloc
  * writes each thread's elements straight from v's own layout (the
@@ -61,13 +62,11 @@ static void rewrite(IrModule *m, Op *st) {
   b.loc = st->loc;
   Value *buf = irb_op(&b, OP_LOCAL_ALLOC, &src, 1, ty_with_layout(m->ctx, v->type, lay))->results[0];
   int map = pass_tma_map(m, &t.desc); /* (may grow func->tma) */
-  Value *ops[4] = {m->func->tma[map].param, buf};
+  Value *ops[2 + IR_TMA_MAX_RANK] = {m->func->tma[map].param, buf};
   const Type *i32 = ty_scalar(m->ctx, DT_I32);
-  for (int k = 0; k < 2; k++) { /* coordinates, innermost first */
-    int d = k == 0 ? t.cdim : 1 - t.cdim;
-    ops[2 + k] = t.start[d] ? t.start[d] : irb_const_int(&b, i32, 0);
-  }
-  irb_op(&b, OP_TMA_STORE, ops, 4, NULL);
+  for (int k = 0; k < t.desc.rank; k++) /* coordinates, innermost first */
+    ops[2 + k] = t.coord[k] ? t.coord[k] : irb_const_int(&b, i32, 0);
+  irb_op(&b, OP_TMA_STORE, ops, 2 + t.desc.rank, NULL);
   ir_remove(st);
 }
 

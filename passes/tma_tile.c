@@ -14,7 +14,12 @@
  * i64 over i32 values, scaled before it is expanded, its mask
  * (0 <= x_d) & (x_d < extent_d) per dim,
  *
- * with base a kernel pointer argument aligned to 16 bytes, the contiguous
+ * with base a kernel pointer argument aligned to 16 bytes, or such an
+ * argument plus scalar offsets c_k * s_k (`K + off_z * stride_z + off_h *
+ * stride_h`, attention's batch and head): each term becomes an outer dim of
+ * the tensor map, of stride s_k (an argument or constant, 16-byte
+ * multiple), box 1, unbounded extent and coordinate c_k (an i32 the pass
+ * proves non-negative, so the copy reads where the pointer did), the contiguous
  * dim's stride the constant 1, the other stride a kernel argument or a
  * constant whose byte size is a multiple of 16 (TMA's rule), and the extents
  * kernel arguments or constants (an unmasked dim gets 2^31 - 1).  The
@@ -189,6 +194,60 @@ static bool mask_bounds(const IrFunc *f, const Value *m, const Term *t, IrTmaVal
   return false;
 }
 
+/* Is scalar v >= 0 whatever the arguments?  Program ids, non-negative
+ * constants, sums, products and minima of such, and their quotients and
+ * remainders by such or by an integer kernel argument: an argument that
+ * divides a program id is a count (`off_z = pid // H`), taken as positive. */
+static bool nonneg(const IrFunc *f, const Value *v, int depth) {
+  v = narrow(v);
+  if (!v || v->type->rank || !dt_is_int(v->type->dtype) || !v->def || depth > 8) return false;
+  const Op *d = v->def;
+  switch (d->kind) {
+  case OP_CONSTANT: return d->attr.ival >= 0;
+  case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: return true;
+  case OP_ADD: case OP_MUL: case OP_MIN:
+    return nonneg(f, d->operands[0], depth + 1) && nonneg(f, d->operands[1], depth + 1);
+  case OP_DIV: case OP_REM:
+    return nonneg(f, d->operands[0], depth + 1) &&
+           (arg_index(f, narrow(d->operands[1])) >= 0 || nonneg(f, d->operands[1], depth + 1));
+  default:
+    return false;
+  }
+}
+
+/* One outer dim of a base offset: coordinate times stride (elements). */
+typedef struct Outer {
+  const Value *coord;
+  IrTmaValue stride;
+} Outer;
+
+/* off = sum of c * s, c a non-negative i32 scalar and s an argument or
+ * constant: the terms appended to o[] (*n of them, at most cap). */
+static bool offset_terms(const IrFunc *f, const Value *off, Outer *o, int *n, int cap) {
+  const Op *d = off->def;
+  if (!d || off->type->rank) return false;
+  if (d->kind == OP_ADD)
+    return offset_terms(f, d->operands[0], o, n, cap) && offset_terms(f, d->operands[1], o, n, cap);
+  if (d->kind != OP_MUL || *n == cap) return false;
+  for (int k = 0; k < 2; k++) {
+    const Value *c = narrow(d->operands[1 - k]);
+    IrTmaValue s;
+    if (c->type->dtype != DT_I32 || !nonneg(f, c, 0) || !tma_value(f, d->operands[k], &s)) continue;
+    o[(*n)++] = (Outer){c, s};
+    return true;
+  }
+  return false;
+}
+
+/* The kernel argument under a scalar base pointer `arg (+ off)*`, with the
+ * offsets' terms in o[]; -1 when the base has another form. */
+static int base_of(const IrFunc *f, const Value *p, Outer *o, int *n, int cap) {
+  while (p && p->def && p->def->kind == OP_ADDPTR && !p->type->rank)
+    if (!offset_terms(f, p->def->operands[1], o, n, cap)) return -1;
+    else p = p->def->operands[0];
+  return arg_index(f, p);
+}
+
 static bool zero_value(const Value *v) {
   return !v || ir_is_zero_const(v);
 }
@@ -222,8 +281,9 @@ bool pass_tma_tile_at(IrModule *m, const Value *ptr, const Value *mask, const Va
     }
     p = strip(p->def->operands[0]);
   }
-  const Value *base = splatted(p);
-  int base_arg = arg_index(f, base);
+  Outer outer[IR_TMA_MAX_RANK - 2];
+  int nouter = 0;
+  int base_arg = base_of(f, splatted(p), outer, &nouter, IR_TMA_MAX_RANK - 2);
   if (base_arg < 0 || f->args[base_arg].divisibility < 16) return false;
   int cdim = shared->order[0], rdim = 1 - cdim;
   if (!t[0].x || !t[1].x || t[cdim].stride) return false; /* the contiguous dim's stride is 1 */
@@ -232,6 +292,8 @@ bool pass_tma_tile_at(IrModule *m, const Value *ptr, const Value *mask, const Va
   DType dt = pt->pointee->dtype;
   int eb = dt_bits(dt) / 8;
   if (eb < 1 || (value_div(f, stride) * eb) % 16) return false;
+  for (int k = 0; k < nouter; k++)
+    if ((value_div(f, outer[k].stride) * eb) % 16) return false;
   IrTmaValue bound[2] = {{-1, 0x7fffffff}, {-1, 0x7fffffff}};
   bool has[2] = {false, false};
   if (mask && !mask_bounds(f, mask, t, bound, has)) return false;
@@ -242,15 +304,21 @@ bool pass_tma_tile_at(IrModule *m, const Value *ptr, const Value *mask, const Va
   IrTmaDesc *d = &out->desc;
   d->base_arg = base_arg;
   d->dtype = dt;
-  d->rank = 2;
+  d->rank = 2 + nouter;
   d->dims[0] = bound[cdim], d->dims[1] = bound[rdim];
   d->strides[0] = (IrTmaValue){-1, 1}, d->strides[1] = stride;
   d->box[0] = (int)W, d->box[1] = (int)rows;
   d->swizzle = swz;
   for (int k = 0; k < 2; k++) {
     const Value *start = NULL;
-    index_like(t[k].x, pt->shape[k], &start);
-    out->start[k] = (Value *)start;
+    index_like(t[k == 0 ? cdim : rdim].x, pt->shape[k == 0 ? cdim : rdim], &start);
+    out->coord[k] = (Value *)start;
+  }
+  for (int k = 0; k < nouter; k++) {
+    d->dims[2 + k] = (IrTmaValue){-1, 0x7fffffff};
+    d->strides[2 + k] = outer[k].stride;
+    d->box[2 + k] = 1;
+    out->coord[2 + k] = (Value *)outer[k].coord;
   }
   out->cdim = cdim;
   return true;

@@ -4,9 +4,10 @@
 set -euo pipefail
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-# clang-14 and its runtimes (libFuzzer, ASan, UBSan) build the fuzz harness.
+# clang-14 and its runtimes (libFuzzer, ASan, UBSan) build the fuzz harness;
+# libclc-19's NVPTX bitcode is the math library tlc embeds (codegen/CMakeLists.txt).
 for p in build-essential cmake ninja-build flex bison llvm-19-dev llvm-19-tools \
-         libzstd-dev zlib1g-dev python3 clang-14 libclang-rt-14-dev; do
+         libzstd-dev zlib1g-dev python3 clang-14 libclang-rt-14-dev libclc-19; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -eq 0 ]; then

@@ -25,9 +25,12 @@ static bool is_lang_module(const char *mod) {
          !strcmp(mod, "tl");
 }
 
+static bool is_libdevice_module(const char *mod) {
+  return !strcmp(mod, "triton.language.extra.cuda.libdevice") || !strcmp(mod, "triton.language.extra.libdevice");
+}
+
 static bool is_math_module(const char *mod) {
-  return !strcmp(mod, "triton.language.math") || !strcmp(mod, "triton.language.extra.cuda.libdevice") ||
-         !strcmp(mod, "triton.language.extra.libdevice");
+  return !strcmp(mod, "triton.language.math") || is_libdevice_module(mod);
 }
 
 /* isinstance's classes of triton.language (builtins_python.c decides). */
@@ -50,6 +53,7 @@ SVal *spec_module_attr(Spec *s, const char *mod, const char *name) {
       return spec_builtin_val(s, "jit");
     return NULL;
   }
+  if (is_libdevice_module(mod)) return spec_math_attr(s, mod, name); /* builtins_math.c */
   if (is_lang_module(mod) || is_math_module(mod)) {
     if (is_lang_module(mod)) {
       if (!strcmp(name, "math")) return module_val(s, "triton.language.math");
@@ -73,7 +77,9 @@ SVal *spec_module_attr(Spec *s, const char *mod, const char *name) {
     if (!strncmp(name, "py.", 3) || !strcmp(name, "float") || !strcmp(name, "int") || !strcmp(name, "len") ||
         !strcmp(name, "isinstance"))
       return NULL;
-    return spec_builtin_val(s, name);
+    SVal *b = spec_builtin_val(s, name);
+    if (b || is_lang_module(mod)) return b;
+    return spec_math_attr(s, mod, name); /* tl.math.tanh: older Triton's libdevice spelling */
   }
   if (!strcmp(mod, "triton.runtime") && !strcmp(name, "driver")) return module_val(s, "triton.runtime.driver");
   if (!strcmp(mod, "triton.runtime.driver") && !strcmp(name, "active"))
@@ -284,6 +290,7 @@ static void consider(Nearest *n, const char *cand) {
   int d = spec_edit_distance(n->name, cand);
   if (d < n->bestd) n->bestd = d, n->best = cand;
 }
+static void consider_cb(void *n, const char *cand) { consider(n, cand); }
 
 const char *spec_suggest_attr(Spec *s, const SVal *base, const char *name) {
   (void)s;
@@ -295,7 +302,10 @@ const char *spec_suggest_attr(Spec *s, const SVal *base, const char *name) {
       static const char *const names[] = {"language", "cdiv", "next_power_of_2", "Config", "jit",
                                           "autotune", "heuristics", "runtime", NULL};
       for (int i = 0; names[i]; i++) consider(&n, names[i]);
+    } else if (is_libdevice_module(base->s)) {
+      spec_math_names(consider_cb, &n);
     } else if (is_lang_module(base->s) || is_math_module(base->s)) {
+      if (is_math_module(base->s)) spec_math_names(consider_cb, &n);
       for (int i = 0; i < spec_builtin_count(); i++) {
         const char *b = spec_builtin_name(i);
         if (!strncmp(b, "py.", 3) || !strcmp(b, "float") || !strcmp(b, "int") || !strcmp(b, "bool") ||

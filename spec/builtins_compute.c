@@ -619,6 +619,44 @@ SVal *b_debug_barrier(Spec *s, SVal **v, CallArgs *a) {
   return s->none;
 }
 
+/* tl.assume(cond): a promise for the optimizer.  Checked to be a boolean or
+ * integer condition and otherwise dropped (Triton hands it to llvm.assume;
+ * tlc's own analyses take their facts from multiple_of/max_contiguous and
+ * the signature's hints). */
+SVal *b_assume(Spec *s, SVal **v, CallArgs *a) {
+  if (sv_is_constexpr(v[0])) {
+    bool t;
+    if (!sv_truthy(s, v[0], bi_argloc(a, 0), &t) || (v[0]->kind != SV_BOOL && v[0]->kind != SV_INT)) {
+      spec_error(s, bi_argloc(a, 0), "tl.assume needs a boolean condition, not a %s", sv_kind_name(v[0]));
+      return s->poison;
+    }
+    return s->none;
+  }
+  if (v[0]->kind != SV_TENSOR || dt_is_float(v[0]->v->type->dtype) || v[0]->v->type->dtype == DT_PTR) {
+    spec_error(s, bi_argloc(a, 0), "tl.assume needs a boolean condition, not %s", sv_text(s, v[0]));
+    return s->poison;
+  }
+  return s->none;
+}
+
+/* tl.pointer_type(element_ty): the dtype of pointers to element_ty (global
+ * memory, address space 1), for casts such as
+ * tl.load(ptrs + g).to(tl.pointer_type(tl.float16)). */
+SVal *b_pointer_type(Spec *s, SVal **v, CallArgs *a) {
+  const Type *e = bi_dtype_arg(s, v[0], bi_argloc(a, 0), "element_ty");
+  if (!e) return s->poison;
+  if (v[1] && v[1]->kind != SV_NONE) {
+    int64_t as;
+    if (!sv_const_int(s, v[1], bi_argloc(a, 1), "address_space", &as)) return s->poison;
+    if (as != 1) {
+      spec_error(s, bi_argloc(a, 1), "tl.pointer_type: only global memory (address_space=1) is supported, not %lld",
+                 (long long)as);
+      return s->poison;
+    }
+  }
+  return sv_dtype(s, ty_ptr(bi_ctx(s), e));
+}
+
 SVal *b_cdiv(Spec *s, SVal **v, CallArgs *a) {
   if (is_poison(v[0]) || is_poison(v[1])) return s->poison;
   if ((v[0]->kind == SV_INT || v[0]->kind == SV_BOOL) && (v[1]->kind == SV_INT || v[1]->kind == SV_BOOL)) {

@@ -241,6 +241,30 @@ SVal *b_store(Spec *s, SVal **v, CallArgs *a) {
   return s->none;
 }
 
+/* An atomic's sem= and scope= (Triton's defaults: acq_rel, gpu). */
+static bool sem_scope_args(Spec *s, SVal *semv, SVal *scopev, Loc loc, MemSem *ms, MemScope *sc) {
+  const char *sem = bi_str_arg(s, semv, loc, "sem"), *scope = bi_str_arg(s, scopev, loc, "scope");
+  if (!sem || !scope) return false;
+  *ms = SEM_ACQ_REL;
+  if (!*sem || !strcmp(sem, "acq_rel")) *ms = SEM_ACQ_REL;
+  else if (!strcmp(sem, "acquire")) *ms = SEM_ACQUIRE;
+  else if (!strcmp(sem, "release")) *ms = SEM_RELEASE;
+  else if (!strcmp(sem, "relaxed")) *ms = SEM_RELAXED;
+  else {
+    spec_error(s, loc, "unknown sem '%s' (acq_rel, acquire, release, relaxed)", sem);
+    return false;
+  }
+  *sc = SCOPE_GPU;
+  if (!*scope || !strcmp(scope, "gpu")) *sc = SCOPE_GPU;
+  else if (!strcmp(scope, "cta")) *sc = SCOPE_CTA;
+  else if (!strcmp(scope, "sys")) *sc = SCOPE_SYS;
+  else {
+    spec_error(s, loc, "unknown scope '%s' (gpu, cta, sys)", scope);
+    return false;
+  }
+  return true;
+}
+
 static SVal *atomic(Spec *s, SVal **v, CallArgs *a, RmwKind kind, const char *name) {
   if (is_poison(v[0]) || is_poison(v[1])) return s->poison;
   if (v[0]->kind != SV_TENSOR || v[0]->v->type->dtype != DT_PTR) {
@@ -272,25 +296,9 @@ static SVal *atomic(Spec *s, SVal **v, CallArgs *a, RmwKind kind, const char *na
     if (!mask) return s->poison;
   }
   if (!val) return s->poison;
-  const char *sem = bi_str_arg(s, v[3], loc, "sem"), *scope = bi_str_arg(s, v[4], loc, "scope");
-  if (!sem || !scope) return s->poison;
-  MemSem ms = SEM_ACQ_REL;
-  if (!*sem || !strcmp(sem, "acq_rel")) ms = SEM_ACQ_REL;
-  else if (!strcmp(sem, "acquire")) ms = SEM_ACQUIRE;
-  else if (!strcmp(sem, "release")) ms = SEM_RELEASE;
-  else if (!strcmp(sem, "relaxed")) ms = SEM_RELAXED;
-  else {
-    spec_error(s, loc, "unknown sem '%s' (acq_rel, acquire, release, relaxed)", sem);
-    return s->poison;
-  }
-  MemScope sc = SCOPE_GPU;
-  if (!*scope || !strcmp(scope, "gpu")) sc = SCOPE_GPU;
-  else if (!strcmp(scope, "cta")) sc = SCOPE_CTA;
-  else if (!strcmp(scope, "sys")) sc = SCOPE_SYS;
-  else {
-    spec_error(s, loc, "unknown scope '%s' (gpu, cta, sys)", scope);
-    return s->poison;
-  }
+  MemSem ms;
+  MemScope sc;
+  if (!sem_scope_args(s, v[3], v[4], loc, &ms, &sc)) return s->poison;
   Value *ops[3] = {p, val, mask};
   spec_at(s, loc);
   Op *op = irb_op(&s->b, OP_ATOMIC_RMW, ops, 3, val->type);
@@ -304,6 +312,46 @@ SVal *b_atomic_and(Spec *s, SVal **v, CallArgs *a) { return atomic(s, v, a, RMW_
 SVal *b_atomic_or(Spec *s, SVal **v, CallArgs *a) { return atomic(s, v, a, RMW_OR, "atomic_or"); }
 SVal *b_atomic_xor(Spec *s, SVal **v, CallArgs *a) { return atomic(s, v, a, RMW_XOR, "atomic_xor"); }
 SVal *b_atomic_xchg(Spec *s, SVal **v, CallArgs *a) { return atomic(s, v, a, RMW_XCHG, "atomic_xchg"); }
+
+/* tl.atomic_cas(pointer, cmp, val, sem, scope): where *pointer == cmp,
+ * store val; returns the old value.  No mask (as Triton). */
+SVal *b_atomic_cas(Spec *s, SVal **v, CallArgs *a) {
+  if (v[0]->kind != SV_TENSOR || v[0]->v->type->dtype != DT_PTR) {
+    spec_error(s, bi_argloc(a, 0), "tl.atomic_cas needs a pointer or a tensor of pointers, not a %s",
+               sv_kind_name(v[0]));
+    return s->poison;
+  }
+  Value *p = v[0]->v;
+  const Type *elem = p->type->pointee;
+  Loc loc = a->loc;
+  int bits = dt_bits(elem->dtype);
+  if (elem->dtype == DT_PTR || elem->dtype == DT_I1 || (bits != 16 && bits != 32 && bits != 64)) {
+    spec_error(s, bi_argloc(a, 0), "tl.atomic_cas needs 16-, 32- or 64-bit elements, not %s", dt_name(elem->dtype));
+    return s->poison;
+  }
+  Value *ops[3] = {p, NULL, NULL};
+  for (int i = 1; i <= 2; i++) {
+    Value *x = bi_need_tensor(s, v[i], bi_argloc(a, i), i == 1 ? "cmp" : "val");
+    if (!x) return s->poison;
+    if (x->type->rank && !p->type->rank) {
+      spec_error(s, bi_argloc(a, i), "a tensor %s needs a tensor of pointers", i == 1 ? "cmp" : "val");
+      return s->poison;
+    }
+    x = spec_cast(s, x, elem, bi_argloc(a, i));
+    x = x ? spec_broadcast_to_as(s, x, p->type->rank, p->type->shape, bi_argloc(a, i), i == 1 ? "cmp" : "val",
+                                 "the pointers'")
+          : NULL;
+    if (!x) return s->poison;
+    ops[i] = x;
+  }
+  MemSem ms;
+  MemScope sc;
+  if (!sem_scope_args(s, v[3], v[4], loc, &ms, &sc)) return s->poison;
+  spec_at(s, loc);
+  Op *op = irb_op(&s->b, OP_ATOMIC_CAS, ops, 3, ops[1]->type);
+  op->attr.sem = ms, op->attr.scope = sc;
+  return sv_tensor(s, op->results[0]);
+}
 
 SVal *b_make_block_ptr(Spec *s, SVal **v, CallArgs *a) { return spec_make_block_ptr(s, a, v); }
 SVal *b_advance(Spec *s, SVal **v, CallArgs *a) { return spec_advance(s, v[0], v[1], a->loc); }

@@ -202,6 +202,9 @@ static SVal *eval_call(Spec *s, Scope *sc, const Expr *e) {
       if (e->nkwargs) spec_error(s, e->kwargs[0].loc, "keyword arguments to a lambda are not supported");
       else r = call_lambda(s, fn->lambda_, posv, pos.len, e->loc);
       break;
+    case SV_MATHFN:
+      r = spec_call_mathfn(s, fn, &ca);
+      break;
     case SV_CONSTEXPR_T:
       if (pos.len == 1 && e->nkwargs == 0) r = posv[0];
       else spec_error(s, e->loc, "tl.constexpr() takes exactly one argument");

@@ -38,6 +38,7 @@ typedef enum SKind {
                      using it is an error, reported once (un) */
   SV_LAMBDA,   /* a lambda of host code (heuristics, autotune pruning): lambda_ is its
                   EX_LAMBDA, evaluated in the module scope when called */
+  SV_MATHFN,   /* a libdevice function (builtins_math.c: i = its sort, builtin = its index, s = its name) */
 } SKind;
 
 typedef struct SVal SVal;
@@ -304,6 +305,15 @@ typedef struct CallArgs {
 
 SVal *spec_call_builtin(Spec *s, int id, SVal *self, CallArgs *a);
 const char *spec_builtin_name(int id);
+
+/* ---- builtins_math.c: libdevice and tl.math's library names ---------------------- */
+
+/* `name` of a math module (tl.math, libdevice): a math-function value, a
+ * builtin (libdevice.abs), or NULL when the library has no such name. */
+SVal *spec_math_attr(Spec *s, const char *mod, const char *name);
+/* Every name spec_math_attr resolves to a function (for "did you mean"). */
+void spec_math_names(void (*consider)(void *ctx, const char *name), void *ctx);
+SVal *spec_call_mathfn(Spec *s, SVal *fn, CallArgs *a);
 
 /* ---- attributes.c --------------------------------------------------------------- */
 

@@ -237,14 +237,22 @@ static bool parse_sig_entry(Spec *s, SigEntry *e) {
   }
   IrContext *c = s->m->ctx;
   if (base[0] == '*') {
-    int dt = dt_parse(base + 1);
+    /* `*fp16`, and pointers to pointers: `**fp16` (a device array of fp16 pointers) */
+    int depth = 0;
+    while (base[depth] == '*') depth++;
+    int dt = dt_parse(base + depth);
     if (dt < 0 || dt == DT_PTR) {
       spec_error(s, e->loc, "unknown pointer element type '%s' in the signature (expected e.g. "
-                 "*fp16, *fp32, *bf16, *i32, *i8)", base + 1);
+                 "*fp16, *fp32, *bf16, *i32, *i8, **fp16)", base + depth);
+      return false;
+    }
+    if (depth > 4) {
+      spec_error(s, e->loc, "'%s': at most four levels of pointers", base);
       return false;
     }
     e->is_type = true;
-    e->type = ty_ptr(c, ty_scalar(c, (DType)dt));
+    e->type = ty_scalar(c, (DType)dt);
+    for (int i = 0; i < depth; i++) e->type = ty_ptr(c, e->type);
     return true;
   }
   int dt = dt_parse(base);

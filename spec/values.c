@@ -131,6 +131,7 @@ const char *sv_kind_name(const SVal *v) {
   case SV_CONFIG: return "triton.Config";
   case SV_UNAVAILABLE: return "unavailable import";
   case SV_LAMBDA: return "lambda";
+  case SV_MATHFN: return "math function";
   }
   return "?";
 }
@@ -187,7 +188,7 @@ bool sv_truthy(Spec *s, const SVal *v, Loc loc, bool *out) {
   case SV_FLOAT: *out = v->f != 0; return true;
   case SV_STR: *out = v->s[0] != 0; return true;
   case SV_TUPLE: case SV_DICT: *out = v->n != 0; return true;
-  case SV_DTYPE: case SV_FUNC: case SV_BUILTIN: case SV_MODULE: *out = true; return true;
+  case SV_DTYPE: case SV_FUNC: case SV_BUILTIN: case SV_MODULE: case SV_MATHFN: *out = true; return true;
   default:
     (void)s, (void)loc;
     return false;
