@@ -19,13 +19,16 @@
  * DIR/CASE.bin (int64 seed, int32 offsets_are_64bit, int32 rounds, int32 n,
  * the n offsets, then 15 rows of n uint32: randint4x's four words, randint,
  * rand, randn, rand4x's four, randn4x's four; floats as their bits), for a
- * comparison with Triton on the same machine.
+ * comparison with Triton on the same machine.  DIR is created (with its
+ * parents) if missing; if it cannot be, the test stops before running.
  *
  *   test_random_gpu [--seed N] [-v] */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "examples/common/host.h"
 
@@ -202,7 +205,7 @@ static void run_case(Ex *ex, const char *label, const char *seed_ty, int64_t see
     snprintf(path, sizeof path, "%s/%s.bin", dump, label);
     FILE *fp = fopen(path, "wb");
     if (!fp) {
-      printf("ERROR cannot write %s\n", path);
+      printf("ERROR cannot write %s: %s\n", path, strerror(errno));
       failures++;
     } else {
       int32_t hdr[3] = {wide, rounds, N};
@@ -218,7 +221,31 @@ static void run_case(Ex *ex, const char *label, const char *seed_ty, int64_t see
   free(off), free(out);
 }
 
+/* mkdir -p: true when `dir` is a directory afterwards */
+static bool make_dirs(const char *dir) {
+  char path[1024];
+  size_t n = strlen(dir);
+  if (n >= sizeof path) return errno = ENAMETOOLONG, false;
+  memcpy(path, dir, n + 1);
+  for (size_t i = 1; i <= n; i++) {
+    if (path[i] != '/' && path[i] != 0) continue;
+    char c = path[i];
+    path[i] = 0;
+    if (mkdir(path, 0777) && errno != EEXIST) return false;
+    path[i] = c;
+  }
+  struct stat st;
+  if (stat(dir, &st)) return false;
+  if (!S_ISDIR(st.st_mode)) return errno = ENOTDIR, false;
+  return true;
+}
+
 int main(int argc, char **argv) {
+  const char *dump = getenv("TLC_RANDOM_DUMP");
+  if (dump && *dump && !make_dirs(dump)) {
+    fprintf(stderr, "test_random_gpu: TLC_RANDOM_DUMP=%s: cannot create the directory: %s\n", dump, strerror(errno));
+    return 1;
+  }
   Ex ex;
   ex_open(&ex, argc, argv, "test_random_gpu");
   if (ex_selected(&ex, "basic", "")) run_case(&ex, "basic", "i32", 42, false, 10);
