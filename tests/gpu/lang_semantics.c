@@ -79,8 +79,11 @@ static void cast_case(Ex *ex, bool from64, const char *dst, bool rtz, int64_t n)
     } else {
       float f = (float)v;
       ((float *)x)[i] = f;
-      /* rtne: the exact check rounds the reference to the output type itself */
+      /* rtne: the exact check rounds the reference to the output type itself,
+       * except past fp16's range: from 65520 (halfway to 2^16) on, IEEE
+       * round-to-nearest-even gives infinity */
       ref[i] = rtz ? (bf ? bf16_rtz(f) : f16_rtz(f)) : f;
+      if (!rtz && !bf && fabsf(f) >= 65520.0f) ref[i] = copysign(INFINITY, f);
     }
   }
   tlc_devptr dx = ex_alloc(ex, in_bytes);
