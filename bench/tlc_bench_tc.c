@@ -212,13 +212,18 @@ static void mm_signature(ExSig *sig, const char *name, const char *dt, tlc_devpt
   *kernel = persistent ? "matmul_persistent_kernel" : "grouped_matmul_1d_kernel";
 }
 
+/* Does --only let row `name` run (its name starts with the prefix)? */
+static bool row_wanted(const Bench *b, const char *name) {
+  return !b->only || !strncmp(name, b->only, strlen(b->only));
+}
+
 /* One matmul workload over configs; `name` is the table's row name
  * (matmul_fp16, matmul_bf16, matmul_fp16_s3 for the stage sweep).  fp8
  * (fp8e4nv) runs as Triton's matmul tutorial does it: B stored K-major
  * (b.T of an N x K array, the operand order fp8 wgmma reads), C in fp16. */
 static void bench_matmul(Bench *b, const char *name, const char *dt, int64_t M, int64_t N, int64_t K,
                          const MmConfig *cfg, int ncfg) {
-  if (b->only && strncmp(name, b->only, strlen(b->only))) return;
+  if (!row_wanted(b, name)) return;
   if (b->print_configs) { /* no device: what would be compiled (H100's 132 SMs for NUM_SMS) */
     for (int i = 0; i < ncfg; i++) {
       ExSig sig;
@@ -380,7 +385,9 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
     print_attention(Z, H, N, D, causal);
     return;
   }
-  if (b->only && strncmp("attn", b->only, strlen(b->only))) return;
+  /* (--only attn_bwd still runs the forward, whose M the backward reads,
+   * without its line) */
+  if (!row_wanted(b, "attn_fwd") && !row_wanted(b, "attn_bwd")) return;
   Ex *ex = &b->ex;
   size_t n = (size_t)Z * H * N * D, nm = (size_t)Z * H * N, hd = (size_t)N * D;
   double scale = 0.5;
@@ -448,9 +455,10 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
   }
   free(go), free(gm);
   double t = time_step(b, &sf);
-  bench_line(b, "attn_fwd", size, config, fwd_flops, t, fmax(err_o, err_m), err_o < 1e-2 && err_m < 1e-3);
+  if (row_wanted(b, "attn_fwd"))
+    bench_line(b, "attn_fwd", size, config, fwd_flops, t, fmax(err_o, err_m), err_o < 1e-2 && err_m < 1e-3);
 
-  if (causal && full) {
+  if (causal && full && row_wanted(b, "attn_bwd")) {
     /* the seed host's backward: K pre-scaled by sm_scale / ln 2, preprocess
      * with PRE_BLOCK 128, _attn_bwd with (32, 128, 128, 32), slice factor 2,
      * 5 stages, grid (N / 128, 1, Z * H); 4 warps (the seed's) and 8 */
