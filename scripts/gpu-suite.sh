@@ -4,10 +4,10 @@
 # see scripts/build-gpu.sh):
 #
 #   1. ctest -L gpu (the examples and the GPU tests), fresh compile cache
-#   2. every example program (build/bin/ex_*) once more, directly, with new
-#      random seeds and the now warm cache; their RESULT lines collected;
-#      then compute-sanitizer (memcheck, racecheck, synccheck) over a few
-#      small cases of the asynchronous paths
+#   2. compute-sanitizer (memcheck, racecheck, synccheck) over a few small
+#      cases of the asynchronous paths; then every example program
+#      (build/bin/ex_*) once more, directly, with new random seeds and the
+#      now warm cache; their RESULT lines collected
 #   3. the benchmark, bench/run.sh (tlc vs Triton vs torch)
 #
 # and prints last two short tables: the examples (kernel | size | max rel
@@ -83,35 +83,9 @@ else
   status_ctest=124
 fi
 
-# ---- 2. the example programs, directly --------------------------------------------------
-ran=0
-for exe in "$build"/bin/ex_*; do
-  [ -x "$exe" ] || continue
-  name=$(basename "$exe")
-  [ "$name" = ex_selftest ] && continue
-  t=$(cap 90 150)
-  if [ "$t" -le 5 ]; then
-    note "$name skipped: no time left"
-    echo "RESULT kernel=$name size=- rel_err=nan max_abs=nan tol=- unwritten=- oob=- stable=- time_us=nan gbps=nan status=NOT_RUN seed=0" | sed 's/^/direct /' >>"$results"
-    status_examples=1
-    continue
-  fi
-  rc=0
-  timeout "$t" "$exe" >"$out/$name.log" 2>&1 || rc=$?
-  ran=$((ran + 1))
-  n_pass=$(grep -c '^RESULT .*status=PASS' "$out/$name.log" || true)
-  n_all=$(grep -c '^RESULT ' "$out/$name.log" || true)
-  case $rc in
-    0) note "$name: $n_pass/$n_all passed" ;;
-    77) note "$name: SKIPPED ($(grep -m1 '^SKIP' "$out/$name.log" || echo 'no reason given')) — no GPU seen"; status_examples=1 ;;
-    124) note "$name: TIMED OUT after ${t}s ($n_pass/$n_all passed before)"; status_examples=1 ;;
-    *) note "$name: exit $rc, $n_pass/$n_all passed"; status_examples=1 ;;
-  esac
-  grep -h '^RESULT ' "$out/$name.log" | sed 's/^/direct /' >>"$results" || true
-done
-[ "$ran" -gt 0 ] || { note "no example programs in $build/bin"; status_examples=1; }
-
-# ---- 2b. compute-sanitizer over small cases of the async paths -------------------------
+# ---- 2. compute-sanitizer over small cases of the async paths --------------------------
+# (before the direct runs: with the GPU tests grown, the sanitizers were the
+# step the suite's time ran out on)
 # memcheck, racecheck and synccheck on a few small cases that go through
 # cp.async rings, TMA rings with mbarriers, asynchronous wgmma, TMA stores
 # and mma.sync (--only picks them; one launch each): a tool's error summary
@@ -147,6 +121,34 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 else
   note "compute-sanitizer not found: sanitizer step skipped"
 fi
+
+# ---- 2b. the example programs, directly -------------------------------------------------
+ran=0
+for exe in "$build"/bin/ex_*; do
+  [ -x "$exe" ] || continue
+  name=$(basename "$exe")
+  [ "$name" = ex_selftest ] && continue
+  t=$(cap 90 150)
+  if [ "$t" -le 5 ]; then
+    note "$name skipped: no time left"
+    echo "RESULT kernel=$name size=- rel_err=nan max_abs=nan tol=- unwritten=- oob=- stable=- time_us=nan gbps=nan status=NOT_RUN seed=0" | sed 's/^/direct /' >>"$results"
+    status_examples=1
+    continue
+  fi
+  rc=0
+  timeout "$t" "$exe" >"$out/$name.log" 2>&1 || rc=$?
+  ran=$((ran + 1))
+  n_pass=$(grep -c '^RESULT .*status=PASS' "$out/$name.log" || true)
+  n_all=$(grep -c '^RESULT ' "$out/$name.log" || true)
+  case $rc in
+    0) note "$name: $n_pass/$n_all passed" ;;
+    77) note "$name: SKIPPED ($(grep -m1 '^SKIP' "$out/$name.log" || echo 'no reason given')) — no GPU seen"; status_examples=1 ;;
+    124) note "$name: TIMED OUT after ${t}s ($n_pass/$n_all passed before)"; status_examples=1 ;;
+    *) note "$name: exit $rc, $n_pass/$n_all passed"; status_examples=1 ;;
+  esac
+  grep -h '^RESULT ' "$out/$name.log" | sed 's/^/direct /' >>"$results" || true
+done
+[ "$ran" -gt 0 ] || { note "no example programs in $build/bin"; status_examples=1; }
 
 # ---- 3. the benchmark ---------------------------------------------------------------
 t=$(cap 330 15)
