@@ -37,7 +37,7 @@
 
 #include <stdlib.h>
 
-enum { REG_BUDGET = 160 };
+enum { REG_BUDGET = 160, MAX_CHAIN = 3 };
 
 static bool outside(const IrBlock *body, const Value *v) {
   for (const IrBlock *b = v->block ? v->block : v->def ? v->def->parent : NULL; b; b = b->parent ? b->parent->parent : NULL)
@@ -47,11 +47,11 @@ static bool outside(const IrBlock *body, const Value *v) {
 
 /* v = memdesc_index(%ring, %rd) of the body, or memdesc_trans of one, with
  * %ring defined outside: the chain (index first) in ch[], its length. */
-static int view_chain(const IrBlock *body, const Value *v, const Value *rd, Op **ch) {
+static int view_chain(const IrBlock *body, const Value *v, const Value *rd, Op **ch, int cap) {
   Op *d = v->def;
-  if (!d || d->parent != body) return 0;
+  if (!d || d->parent != body || cap < 1) return 0;
   if (d->kind == OP_MEMDESC_TRANS) {
-    int n = view_chain(body, d->operands[0], rd, ch);
+    int n = view_chain(body, d->operands[0], rd, ch, cap - 1);
     if (n) ch[n++] = d;
     return n;
   }
@@ -80,7 +80,7 @@ static int64_t thread_regs(const IrModule *m, const Type *t) {
 
 typedef struct Ahead {
   Op *dot;
-  Op *chain[2][3]; /* per operand: its view chain (none: invariant) */
+  Op *chain[2][MAX_CHAIN]; /* per operand: its view chain (none: invariant) */
   int nchain[2];
 } Ahead;
 
@@ -94,7 +94,7 @@ static bool find_dot(const IrBlock *body, const Value *rd, Ahead *a) {
     bool ok = true, viewed = false;
     for (int k = 0; k < 2 && ok; k++) {
       const Value *x = op->operands[k];
-      a->nchain[k] = outside(body, x) ? 0 : view_chain(body, x, rd, a->chain[k]);
+      a->nchain[k] = outside(body, x) ? 0 : view_chain(body, x, rd, a->chain[k], MAX_CHAIN);
       if (!outside(body, x) && !a->nchain[k]) ok = false;
       if (a->nchain[k]) viewed = true, ok = ok && tma_filled(body, a->chain[k][0]->operands[0]);
     }
@@ -118,6 +118,26 @@ static Value *clone_dot(IrBuilder *b, const Ahead *a, Value *rd, Value *slot, bo
   return d->results[0];
 }
 
+/* Is this the ring pipeline.c built: the slot advancing by one modulo S
+ * (`select(rd + 1 == S, 0, rd + 1)` yielded) and at least two stages
+ * announced before the loop (the early wait on stage j+1 relies on it
+ * having been issued an iteration before)?  IR written by hand to `tlc opt`
+ * may differ; then the loop is left alone. */
+static bool pipelined_ring(const Op *loop, const Value *bars, const Value *rd) {
+  const IrBlock *body = loop->regions[0];
+  const Value *nx = body->last->operands[rd->index - 1];
+  const Op *sel = nx->def;
+  if (!sel || sel->kind != OP_SELECT) return false;
+  const Op *inc = sel->operands[2]->def;
+  if (!inc || inc->kind != OP_ADD || inc->operands[0] != rd || !inc->operands[1]->def ||
+      inc->operands[1]->def->kind != OP_CONSTANT || inc->operands[1]->def->attr.ival != 1)
+    return false;
+  int announced = 0;
+  for (const Op *op = loop->parent->first; op && op != loop; op = op->next)
+    announced += op->kind == OP_MBAR_EXPECT && op->operands[0] == bars;
+  return announced >= 2;
+}
+
 static void rewrite(IrModule *m, Op *loop) {
   IrBlock *body = loop->regions[0];
   Op *wait = body->first;
@@ -125,7 +145,7 @@ static void rewrite(IrModule *m, Op *loop) {
   Value *bars = wait->operands[0], *rd = wait->operands[1], *ph = wait->operands[2];
   if (rd->block != body || ph->block != body || rd->index < 1 || ph->index < 1) return;
   int64_t S = bars->type->shape[0];
-  if (S < 3) return;
+  if (S < 3 || !pipelined_ring(loop, bars, rd)) return;
   Ahead a = {0};
   if (!find_dot(body, rd, &a)) return;
   int64_t regs = 2 * thread_regs(m, a.dot->results[0]->type);
