@@ -41,10 +41,27 @@ tlc_compile_options compiler_resolve_options(const tlc_compile_options *in) {
   return o;
 }
 
+/* An arch NVIDIA has or may name after sm_90a ("sm_100a", "sm_120",
+ * "sm_103f"): digits past 90 and at most an 'a' or 'f' suffix. */
+static bool arch_is_newer(const char *arch) {
+  if (strncmp(arch, "sm_", 3) != 0) return false;
+  const char *p = arch + 3;
+  while (*p >= '0' && *p <= '9') p++;
+  if (p == arch + 3 || compiler_capability(arch) <= 90) return false;
+  return !*p || ((*p == 'a' || *p == 'f') && !p[1]);
+}
+
 /* The first problem with resolved options, written into msg; 0 when none. */
 static int options_problem(const tlc_compile_options *o, char *msg, size_t size) {
   int w = o->num_warps;
-  if (!cg_ptx_features(o->arch))
+  if (!cg_ptx_features(o->arch) && arch_is_newer(o->arch))
+    /* Blackwell and later: LLVM 19's NVPTX backend stops at sm_90a and PTX
+     * ISA 8.5.  PTX for sm_90 (not sm_90a: an 'a' target runs on its own
+     * GPU only) is what such a device runs, through the driver's JIT. */
+    snprintf(msg, size, "arch '%s' is newer than tlc can compile for (LLVM 19's NVPTX backend "
+             "stops at sm_90a); compile for sm_90, whose PTX the driver compiles forward for "
+             "newer GPUs", o->arch);
+  else if (!cg_ptx_features(o->arch))
     snprintf(msg, size, "unknown arch '%s' (expected sm_70, sm_75, sm_80, sm_86, sm_87, sm_89, "
              "sm_90 or sm_90a)", o->arch);
   else if (w < 1 || w > SPEC_MAX_WARPS || (w & (w - 1)))
@@ -66,7 +83,7 @@ static int options_problem(const tlc_compile_options *o, char *msg, size_t size)
 }
 
 int tlc_compile_options_check(const tlc_compile_options *opt, char *msg, size_t size) {
-  char buf[160];
+  char buf[256];
   tlc_compile_options o = compiler_resolve_options(opt);
   int rc = options_problem(&o, buf, sizeof buf);
   if (rc && msg && size) snprintf(msg, size, "%s", buf);
@@ -225,7 +242,7 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
   arena_init(&arena);
   StrBuf dump;
   sb_init(&dump);
-  char problem[160];
+  char problem[256];
   if (options_problem(&opt, problem, sizeof problem)) {
     diag_plain(&diag, "%s", problem);
     st = TLC_COMPILE_ERROR;

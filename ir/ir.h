@@ -26,7 +26,7 @@
 
 #include "support/support.h"
 
-#define IR_MAX_RANK 4
+#define IR_MAX_RANK 8
 
 /* ======================= types.c ========================================= */
 

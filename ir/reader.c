@@ -325,7 +325,7 @@ static const Layout *field_layout(Reader *r, LayFields *fs, const char *name) {
 }
 
 static const Layout *build_blocked(Reader *r, LayFields *fs) {
-  int spt[8], tpw[8], wpc[8], order[8], rank = 0;
+  int spt[IR_MAX_RANK], tpw[IR_MAX_RANK], wpc[IR_MAX_RANK], order[IR_MAX_RANK], rank = 0;
   if (!field_list(r, fs, "spt", spt, &rank) || !field_list(r, fs, "tpw", tpw, &rank) ||
       !field_list(r, fs, "wpc", wpc, &rank) || !field_order(r, fs, order, &rank))
     return NULL;
@@ -346,7 +346,7 @@ static const Layout *build_slice(Reader *r, LayFields *fs) {
 /* wpc: [wm, wn], or [wb, wm, wn] for a batched mma.sync (version 2); warp
  * counts are powers of two. */
 static const Layout *build_mma(Reader *r, LayFields *fs) {
-  int version, wpc[8], instr[8], rank = 0, three = 3;
+  int version, wpc[IR_MAX_RANK], instr[IR_MAX_RANK], rank = 0, three = 3;
   if (!field_int(r, fs, "version", 2, 3, &version) || !field_list(r, fs, "wpc", wpc, &rank) ||
       !field_list(r, fs, "instr", instr, &three))
     return NULL;
@@ -376,7 +376,7 @@ static bool has_field(const LayFields *fs, const char *name) {
 }
 
 static const Layout *build_shared(Reader *r, LayFields *fs) {
-  int vec, per_phase, max_phase, order[8], rank = 0, block = 0;
+  int vec, per_phase, max_phase, order[IR_MAX_RANK], rank = 0, block = 0;
   if (!field_int(r, fs, "vec", 1, 1024, &vec) || !field_int(r, fs, "per_phase", 1, 1024, &per_phase) ||
       !field_int(r, fs, "max_phase", 1, 1024, &max_phase) || !field_order(r, fs, order, &rank))
     return NULL;

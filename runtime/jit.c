@@ -70,7 +70,7 @@ static tlc_status rt_request_init(tlc_runtime *rt, RtJitRequest *q, const char *
   q->co.num_warps = opt ? opt->num_warps : 0; /* 0: the compiler's default */
   q->co.num_stages = opt ? opt->num_stages : 0;
   q->co.debug = opt && opt->debug;
-  char why[160];
+  char why[256];
   if (tlc_compile_options_check(&q->co, why, sizeof why) != 0)
     return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_options: %s", why);
   int n = opt ? opt->nconstexprs : 0;

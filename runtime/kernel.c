@@ -122,7 +122,7 @@ static tlc_status rt_load_module(tlc_runtime *rt, tlc_kernel *k) {
     rt_cuda_error_text(rt->drv, r, text, sizeof text);
     rt_ptx_target(k->meta.ptx, rt->arch, arch, sizeof arch);
     /* A driver older than the PTX ISA the compiler targeted is common enough to name. */
-    char hint[160] = "";
+    char hint[256] = "";
     if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) {
       const char *v = strstr(k->meta.ptx, ".version");
       int major = 0, minor = 0;
@@ -131,6 +131,16 @@ static tlc_status rt_load_module(tlc_runtime *rt, tlc_kernel *k) {
                  "the PTX is ISA %d.%d and this driver supports CUDA %d.%d; update the driver\n",
                  major, minor, rt->drv->version / 1000, rt->drv->version % 1000 / 10);
     }
+    /* PTX for sm_XY runs on capability XY and newer; for sm_XYa on XY only. */
+    int target = atoi(arch + 3);
+    size_t alen = strlen(arch);
+    bool specific = alen > 3 && arch[alen - 1] == 'a';
+    if (!*hint && target > 0 && (target > rt->capability || (specific && target != rt->capability)))
+      snprintf(hint, sizeof hint,
+               "PTX for %s runs only on compute capability %d.%d%s, and this device is %d.%d; "
+               "compile it for %s\n",
+               arch, target / 10, target % 10, specific ? "" : " and newer", rt->capability / 10,
+               rt->capability % 10, rt->arch);
     const char *why = NULL;
     char *repro = rt_save_repro(rt, &k->meta, &why);
     st = rt_fail(rt, TLC_ERR_LOAD,

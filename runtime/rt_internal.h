@@ -75,6 +75,7 @@ struct tlc_runtime {
 
   int capability;           /* 10 * major + minor */
   char arch[16];            /* "sm_90a" */
+  char arch_note[224];      /* why arch is not the device's own ("" when it is) */
   char name[256];           /* "NVIDIA H100 80GB HBM3" */
   int sm_count;
   int max_grid[3];

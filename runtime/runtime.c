@@ -115,13 +115,40 @@ static tlc_status rt_device_attr(tlc_runtime *rt, CUdevice_attribute attr, const
   return TLC_OK;
 }
 
-/* The arch tlc compiles for: the 'a' (architecture-specific) variants where
- * tlc uses their features (wgmma and TMA on sm_90a). */
-static void rt_arch_of(int capability, char *buf, size_t len) {
-  if (capability == 90 || capability == 100)
-    snprintf(buf, len, "sm_%da", capability);
-  else
+/* The arch tlc compiles for on a device of this compute capability.
+ *
+ * tlc emits PTX through LLVM 19's NVPTX backend, whose newest targets are
+ * sm_90 and sm_90a (PTX ISA 8.5).  The list below is the arches the compiler
+ * accepts (codegen/cg_module.c's table; test_runtime_fake checks that every
+ * pick compiles).  A device in the list gets its own arch, with the 'a'
+ * (architecture-specific) variant on 9.0 where tlc uses wgmma.  A device
+ * the list lacks gets the newest listed arch below it that is not an 'a'
+ * one: PTX for sm_XY runs on every GPU of capability XY or more, the
+ * driver's JIT compiling it for the device, while PTX for an 'a' target runs
+ * only on its own GPU.  So compute capability 10.x and 12.x (Blackwell) get
+ * sm_90 PTX: tl.dot on mma.sync (wgmma is sm_90a's), TMA copies (sm_90+).
+ * Such a pick leaves a note saying so; below sm_70 there is nothing to pick
+ * and the device's own name stays, for the compiler to refuse. */
+static const int rt_compiled_arches[] = {70, 75, 80, 86, 87, 89, 90}; /* ascending */
+
+static void rt_arch_of(int capability, char *buf, size_t len, char *note, size_t note_len) {
+  const int n = (int)(sizeof rt_compiled_arches / sizeof *rt_compiled_arches);
+  int pick = 0;
+  note[0] = 0;
+  for (int i = 0; i < n; i++)
+    if (rt_compiled_arches[i] <= capability) pick = rt_compiled_arches[i];
+  if (pick == capability) {
+    snprintf(buf, len, capability == 90 ? "sm_%da" : "sm_%d", capability);
+  } else if (pick) {
+    snprintf(buf, len, "sm_%d", pick);
+    snprintf(note, note_len,
+             "compute capability %d.%d is not one tlc compiles for (LLVM 19's NVPTX backend "
+             "stops at sm_90a): kernels are compiled for %s, whose PTX the driver compiles "
+             "forward for this device",
+             capability / 10, capability % 10, buf);
+  } else {
     snprintf(buf, len, "sm_%d", capability);
+  }
 }
 
 static tlc_status rt_open_device(tlc_runtime *rt, int ordinal) {
@@ -163,7 +190,7 @@ static tlc_status rt_open_device(tlc_runtime *rt, int ordinal) {
       (st = rt_device_attr(rt, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "max shared memory per block (opt-in)", &rt->smem_optin)))
     return st;
   rt->capability = 10 * major + minor;
-  rt_arch_of(rt->capability, rt->arch, sizeof rt->arch);
+  rt_arch_of(rt->capability, rt->arch, sizeof rt->arch, rt->arch_note, sizeof rt->arch_note);
   r = drv->cuDeviceGetName(rt->name, (int)sizeof rt->name, rt->dev);
   if (r != CUDA_SUCCESS) snprintf(rt->name, sizeof rt->name, "CUDA device %d", ordinal);
   rt->name[sizeof rt->name - 1] = 0;
@@ -230,6 +257,10 @@ int tlc_device_capability(const tlc_runtime *rt) {
 
 const char *tlc_device_arch(const tlc_runtime *rt) {
   return rt_usable(rt) == TLC_OK ? rt->arch : "";
+}
+
+const char *tlc_device_arch_note(const tlc_runtime *rt) {
+  return rt_usable(rt) == TLC_OK ? rt->arch_note : "";
 }
 
 const char *tlc_device_name(const tlc_runtime *rt) {

@@ -64,10 +64,14 @@ const char *tlc_runtime_error(const tlc_runtime *rt);
 const char *tlc_status_name(tlc_status s);
 
 /* Device facts: compute capability as 10*major+minor (90 on H100), the
- * arch tlc compiles for ("sm_90a" for 90, "sm_100a" for 100, else "sm_XY"),
- * the name, multiprocessor count.  0 or "" on a runtime that did not open. */
+ * arch tlc compiles for ("sm_90a" for 90, "sm_XY" for the others tlc knows;
+ * on a newer device, 10.x or 12.x, the newest arch whose PTX the driver
+ * compiles forward for it: "sm_90"), the note that says why when the arch is
+ * not the device's own ("" when it is), the name, multiprocessor count.
+ * 0 or "" on a runtime that did not open. */
 int tlc_device_capability(const tlc_runtime *rt);
 const char *tlc_device_arch(const tlc_runtime *rt);
+const char *tlc_device_arch_note(const tlc_runtime *rt);
 const char *tlc_device_name(const tlc_runtime *rt);
 int tlc_device_sm_count(const tlc_runtime *rt);
 

@@ -17,6 +17,9 @@
 
 #include "spec/spec.h"
 
+/* The largest rank of a tensor descriptor tlc accepts (Triton's is 5). */
+enum { SPEC_DESC_MAX_RANK = 4 };
+
 typedef enum SKind {
   SV_POISON,   /* an error was already reported */
   SV_NONE, SV_BOOL, SV_INT, SV_FLOAT, SV_STR,

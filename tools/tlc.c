@@ -57,7 +57,7 @@ static const CliOption cli_options[] = {
     {"emit", OPT_EMIT, required_argument, "KIND", CMD_COMPILE, "ast | tir | tir-spec | llvm | ptx (default ptx)"},
     {"output", 'o', required_argument, "FILE", CMD_ALL & ~CMD_AUTOTUNE, "write the output to FILE ('-': stdout, the default)"},
     {"arch", OPT_ARCH, required_argument, "ARCH", CMD_ALL,
-     "sm_90a (default), sm_90, sm_89, sm_86, sm_80, ..."},
+     "sm_90a (default), sm_90 (also for 10.x and 12.x GPUs), sm_89, sm_86, sm_80, ..."},
     {"num-warps", OPT_NUM_WARPS, required_argument, "N", CMD_COMPILE, "warps per program: 1, 2, 4 (default), 8, 16, 32"},
     {"num-stages", OPT_NUM_STAGES, required_argument, "N", CMD_COMPILE | CMD_OPT,
      "software-pipelining depth, 1 to 16 (default 3)"},
@@ -434,7 +434,7 @@ static int autotune_main(Cli *c, const char *source) {
 
 /* The command's checks of what the library would refuse, as usage errors. */
 static int check_options(Cli *c) {
-  char why[200];
+  char why[256];
   tlc_compile_options o = c->opt;
   o.constexprs = c->cdefs, o.nconstexprs = c->ncdefs;
   if (tlc_compile_options_check(&o, why, sizeof why) != 0) return usage_error(c, "%s", why);

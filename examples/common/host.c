@@ -109,6 +109,8 @@ void ex_open(Ex *ex, int argc, char **argv, const char *prog) {
   printf("DEVICE prog=%s name=\"%s\" arch=%s capability=%d sms=%d\n", prog,
          tlc_device_name(ex->rt), tlc_device_arch(ex->rt), tlc_device_capability(ex->rt),
          tlc_device_sm_count(ex->rt));
+  if (*tlc_device_arch_note(ex->rt)) /* a device newer than tlc's arches */
+    printf("NOTE prog=%s %s\n", prog, tlc_device_arch_note(ex->rt));
   printf("SEED prog=%s seed=%" PRIu64 " (reproduce: %s --seed %" PRIu64 ")\n", prog, ex->seed,
          prog, ex->seed);
   fflush(stdout);

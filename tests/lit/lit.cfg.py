@@ -28,3 +28,14 @@ _ptxas = shutil.which("ptxas", path=os.environ.get("PATH", "") + os.pathsep + "/
 if _ptxas:
     config.available_features.add("ptxas")
     config.environment["PATH"] = config.environment["PATH"] + os.pathsep + os.path.dirname(_ptxas)
+    # The arches this ptxas assembles for, as features "ptxas-sm_100", ...:
+    # a test of PTX for newer GPUs runs where the toolkit knows them
+    # (CUDA 12.8 and later) and is unsupported elsewhere.
+    import subprocess
+    try:
+        _help = subprocess.run([_ptxas, "--help"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        _help = ""
+    for _arch in ("sm_100", "sm_120"):
+        if _arch in _help:
+            config.available_features.add("ptxas-" + _arch)

@@ -30,7 +30,7 @@ static tlc_compile_options base(void) {
 /* opt is refused with a message containing `part`, by the check and by
  * tlc_compile (as a diagnostic, status TLC_COMPILE_ERROR). */
 static void refused(tlc_compile_options o, const char *part) {
-  char msg[200] = "";
+  char msg[256] = "";
   CHECK(tlc_compile_options_check(&o, msg, sizeof msg) == -1, "accepted; expected \"%s\"", part);
   CHECK_CONTAINS(msg, part);
   tlc_compile_result r;
@@ -70,6 +70,15 @@ int main(void) {
   refused(o, "num_stages must be from 1 to 16, not 17");
   o = base(), o.arch = "sm_99z";
   refused(o, "unknown arch 'sm_99z'");
+  /* Blackwell's arches: past LLVM 19's NVPTX, with what to use instead. */
+  const char *newer[] = {"sm_100a", "sm_100", "sm_103f", "sm_120", "sm_121a"};
+  for (int i = 0; i < 5; i++) {
+    o = base(), o.arch = newer[i];
+    refused(o, "is newer than tlc can compile for (LLVM 19's NVPTX backend stops at sm_90a); "
+               "compile for sm_90,");
+  }
+  o = base(), o.arch = "sm_100x";
+  refused(o, "unknown arch 'sm_100x'");
   o = base(), o.opt_level = 4;
   refused(o, "optimisation level must be 0, 1, 2 or 3, not 4");
   o = base(), o.emit = (tlc_emit)42;

@@ -1,7 +1,7 @@
 /* test_runtime_fake.c — the whole runtime against a fake driver
  * (test_runtime_fakecuda.c, picked through $TLC_CUDA_DRIVER), so every path
  * that needs a device runs without one: opening and device facts, the arch
- * string, memory, argument checking and packing (the bytes the driver would
+ * string (and the arch picked for devices newer than tlc knows), memory, argument checking and packing (the bytes the driver would
  * copy are checked), host tensor descriptors and their expansion at launch,
  * grid limits, shared-memory opt-in, driver failures at launch and
  * synchronize, PTX rejection with the JIT log and a repro file,
@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compiler/tlc_compiler.h"
 #include "runtime/cache.h"
 #include "runtime/tlc_runtime.h"
 #include "tests/unit/test_runtime_fakecuda.h"
@@ -67,13 +68,7 @@ static void test_open(void) {
   tlc_runtime_close(rt);
   rt = open_fake(8, 6);
   CHECK(!strcmp(tlc_device_arch(rt), "sm_86"));
-  tlc_runtime_close(rt);
-  rt = open_fake(10, 0);
-  CHECK(!strcmp(tlc_device_arch(rt), "sm_100a"));
-  CHECK(tlc_device_capability(rt) == 100);
-  tlc_runtime_close(rt);
-  rt = open_fake(12, 0);
-  CHECK(!strcmp(tlc_device_arch(rt), "sm_120"));
+  CHECK(!strcmp(tlc_device_arch_note(rt), ""));
   tlc_runtime_close(rt);
   fake->cc_major = 9;
   fake->cc_minor = 0;
@@ -710,6 +705,73 @@ static void test_jit_desc(void) {
 /* tlc_kernel_autotune with descriptor arguments: the trials launch with the
  * caller's TLC_DESC arguments, a key naming a descriptor hashes its parts,
  * and reset_to_zero naming one zeroes its base's allocation. */
+/* ---- devices newer than tlc's newest arch ---------------------------------------------- */
+
+/* Compute capability 10.x and 12.x (and 7.2, between two arches tlc knows)
+ * get the newest arch below them that is not an 'a' one, with a note; every
+ * arch the runtime picks is one the compiler accepts; a kernel compiled on
+ * such a device loads (the fake driver enforces PTX's forward-compatibility
+ * rule); PTX for sm_90a is refused there with a hint. */
+static void test_newer_devices(void) {
+  static const struct { int major, minor; const char *arch; bool note; } cases[] = {
+      {7, 0, "sm_70", false}, {7, 2, "sm_70", true},   {7, 5, "sm_75", false},
+      {8, 0, "sm_80", false}, {8, 6, "sm_86", false},  {8, 7, "sm_87", false},
+      {8, 9, "sm_89", false}, {9, 0, "sm_90a", false}, {10, 0, "sm_90", true},
+      {10, 3, "sm_90", true}, {11, 0, "sm_90", true},  {12, 0, "sm_90", true},
+      {12, 1, "sm_90", true},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    tlc_runtime *rt = open_fake(cases[i].major, cases[i].minor);
+    const char *arch = tlc_device_arch(rt), *note = tlc_device_arch_note(rt);
+    if (strcmp(arch, cases[i].arch) || (*note != 0) != cases[i].note)
+      fprintf(stderr, "capability %d.%d: arch '%s', note '%s'\n", cases[i].major, cases[i].minor,
+              arch, note);
+    CHECK(!strcmp(arch, cases[i].arch));
+    CHECK((*note != 0) == cases[i].note);
+    if (cases[i].note) {
+      char cap[16];
+      snprintf(cap, sizeof cap, "%d.%d", cases[i].major, cases[i].minor);
+      CHECK_CONTAINS(note, cap);
+      CHECK_CONTAINS(note, arch);
+    }
+    char why[256];
+    tlc_compile_options co;
+    tlc_compile_options_init(&co);
+    co.arch = arch;
+    CHECK(tlc_compile_options_check(&co, why, sizeof why) == 0);
+    tlc_runtime_close(rt);
+  }
+
+  /* A kernel compiled from source on 10.0 and 12.0: sm_90 PTX, loaded. */
+  setenv("TLC_CACHE_DIR", "off", 1);
+  for (int major = 10; major <= 12; major += 2) {
+    tlc_runtime *rt = open_fake(major, 0);
+    tlc_kernel *k = NULL;
+    int loads = fake->modules_loaded;
+    const char *ce[] = {"BLOCK=1024"};
+    tlc_kernel_options opt = {.constexprs = ce, .nconstexprs = 1};
+    OK(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel",
+                                  "*fp32:16,*fp32:16,*fp32:16,i32", &opt, &k));
+    CHECK(fake->modules_loaded == loads + 1);
+    if (k) CHECK_CONTAINS(tlc_kernel_ptx(k), ".target sm_90\n");
+    /* Asking for the device's own Blackwell arch says what to do instead. */
+    opt.arch = major == 10 ? "sm_100a" : "sm_120";
+    EXPECT(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel",
+                                      "*fp32:16,*fp32:16,*fp32:16,i32", &opt, &k),
+           TLC_ERR_INVALID, "is newer than tlc can compile for");
+    CHECK_CONTAINS(tlc_runtime_error(rt), "compile for sm_90,");
+    static const tlc_param_desc params[] = {{"a", "ptr"}, {"b", "ptr"}, {"c", "ptr"}, {"d", "i32"}};
+    /* PTX for sm_90a is not forward compatible: the driver refuses it. */
+    EXPECT(rt, tlc_kernel_from_ptx(rt, kAddPtx, "add_kernel", 4, 0, params, 4, &k), TLC_ERR_LOAD,
+           "PTX for sm_90a runs only on compute capability 9.0, and this device is");
+    CHECK_CONTAINS(tlc_runtime_error(rt), "compile it for sm_90\n");
+    tlc_runtime_close(rt);
+  }
+  setenv("TLC_CACHE_DIR", g_cache_dir, 1);
+  fake->cc_major = 9;
+  fake->cc_minor = 0;
+}
+
 static void autotune_grid(const tlc_kernel *k, void *user, unsigned grid[3]) {
   (void)k, (void)user;
   grid[0] = 2, grid[1] = grid[2] = 1;
@@ -846,6 +908,7 @@ int main(void) {
 
   test_jit();
   test_jit_desc();
+  test_newer_devices();
   test_autotune_desc();
   test_autotune_prune();
   CHECK(fake->live_modules == 0);

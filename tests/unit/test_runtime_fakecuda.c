@@ -237,6 +237,20 @@ CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int n, CUji
     write_log(n, opts, vals, CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, "");
     return CUDA_ERROR_INVALID_PTX;
   }
+  /* The driver's rule for PTX targets: sm_XY runs on capability XY and
+   * newer (the JIT compiles it forward), sm_XYa on XY only. */
+  const char *t = strstr(ptx, ".target sm_");
+  if (t) {
+    int target = atoi(t + strlen(".target sm_")), cap = 10 * g_state.cc_major + g_state.cc_minor;
+    const char *end = t + strlen(".target sm_");
+    while (*end >= '0' && *end <= '9') end++;
+    if (target > cap || (*end == 'a' && target != cap)) {
+      write_log(n, opts, vals, CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                "ptxas fatal   : the fake device cannot run this .target\n");
+      write_log(n, opts, vals, CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, "");
+      return CUDA_ERROR_INVALID_PTX;
+    }
+  }
   write_log(n, opts, vals, CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
             "ptxas info    : 0 bytes gmem\n");
   write_log(n, opts, vals, CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, "");
