@@ -255,6 +255,7 @@ void cg_store_group(CgCtx *cg, DType d, LLVMValueRef ptr, LLVMValueRef *el, int 
 void cg_load_group(CgCtx *cg, DType d, LLVMValueRef ptr, int g, LLVMValueRef *out);
 
 void cg_lower_reduce(CgCtx *cg, Op *op);         /* cg_reduce.c */
+void cg_lower_scan(CgCtx *cg, Op *op);           /* cg_scan.c */
 
 /* ======================= cg_shared.c ====================================== */
 

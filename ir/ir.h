@@ -324,11 +324,12 @@ typedef enum FpRounding { ROUND_RTNE, ROUND_RTZ } FpRounding;
 typedef struct OpAttrs {
   int64_t ival;            /* CONSTANT (ints, i1) */
   double fval;             /* CONSTANT (floats) */
-  int axis;                /* PROGRAM_ID, NUM_PROGRAMS, EXPAND_DIMS, REDUCE */
+  int axis;                /* PROGRAM_ID, NUM_PROGRAMS, EXPAND_DIMS, REDUCE, SCAN */
   int64_t start, end;      /* ARANGE */
   int perm[IR_MAX_RANK];   /* TRANS */
   CmpPred pred;            /* CMP */
-  CombineKind combine;     /* REDUCE */
+  CombineKind combine;     /* REDUCE, SCAN */
+  bool reverse;            /* SCAN: from the last element along the axis to the first */
   RmwKind rmw;             /* ATOMIC_RMW */
   MemSem sem;              /* atomics */
   MemScope scope;          /* atomics */

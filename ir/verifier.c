@@ -174,6 +174,16 @@ static void check_types(Verifier *v, const Op *op) {
     if (v->layouts && rt->rank && rt->layout != lay_slice(c, op->attr.axis, o[0]->type->layout))
       fail(v, op, "reduce result must be in slice(axis, operand layout)");
     break;
+  case OP_SCAN:
+    if (op->noperands < 1 || op->noperands != op->nresults) { fail(v, op, "scan has one result per operand"); break; }
+    if (o[0]->type->rank < 1 || op->attr.axis >= o[0]->type->rank) { fail(v, op, "scan axis out of the operand's rank"); break; }
+    if (op->attr.combine != COMBINE_SUM && op->attr.combine != COMBINE_PROD) fail(v, op, "scan combines by sum or prod");
+    for (int i = 0; i < op->noperands; i++) {
+      if (o[i]->type != op->results[i]->type) fail(v, op, "scan result %d must have its operand's type", i);
+      if (!same_shape(o[i]->type, o[0]->type)) fail(v, op, "scan operands differ in shape");
+      check_layout_eq(v, op, o[0], o[i]);
+    }
+    break;
   case OP_TRANS:
     if (v->layouts && o[0]->type->layout->kind == LAY_BLOCKED &&
         rt->layout != lay_permute(c, o[0]->type->layout, op->attr.perm))

@@ -439,7 +439,7 @@ static bool attrs_equal(const Op *x, const Op *y) {
          a->precision == b->precision && a->max_imprecise == b->max_imprecise && a->fn == b->fn &&
          !memcmp(a->hint_div, b->hint_div, sizeof a->hint_div) &&
          !memcmp(a->hint_contig, b->hint_contig, sizeof a->hint_contig) && str_eq(a->str, b->str) &&
-         a->hex == b->hex &&
+         a->hex == b->hex && a->reverse == b->reverse &&
          a->smem_offset == b->smem_offset;
 }
 

@@ -129,6 +129,10 @@ static void relate(Lay *L, Op *op) {
     for (int i = 1; i < op->noperands; i++) edge_eq(L, o[0], o[i]);
     for (int k = 0; k < op->nresults; k++) edge_slice(L, r[k], o[0], op->attr.axis);
     break;
+  case OP_SCAN:
+    for (int i = 1; i < op->noperands; i++) edge_eq(L, o[0], o[i]);
+    for (int k = 0; k < op->nresults; k++) edge_eq(L, o[0], r[k]);
+    break;
   case OP_TRANS: edge_perm(L, o[0], r[0], op->attr.perm); break;
   case OP_BROADCAST: case OP_ASSUME: edge_eq(L, o[0], r[0]); break;
   case OP_LOAD:
@@ -495,6 +499,13 @@ static void fix_op(Lay *L, Op *op) {
     const Layout *p = o[0]->type->layout;
     for (int i = 1; i < op->noperands; i++) need(L, op, i, p);
     for (int k = 0; k < op->nresults; k++) need_result(L, op, k, lay_slice(L->ctx, op->attr.axis, p));
+    break;
+  }
+  case OP_SCAN: {
+    /* operands and results share the first operand's layout */
+    const Layout *p = o[0]->type->layout;
+    for (int i = 1; i < op->noperands; i++) need(L, op, i, p);
+    for (int k = 0; k < op->nresults; k++) need_result(L, op, k, p);
     break;
   }
   case OP_TRANS: {

@@ -316,6 +316,52 @@ SVal *b_argmin(Spec *s, SVal **v, CallArgs *a) {
   return reduce(s, args, a, COMBINE_ARGMIN, "argmin", false);
 }
 
+/* ---- scans ----------------------------------------------------------------------------------------
+ * tl.cumsum(input, axis=0, reverse=False, dtype=None) and tl.cumprod(input,
+ * axis=0, reverse=False): one SCAN op, the result of the input's shape.
+ * Triton's typing: bf16 scans in fp32; a sum of narrow integers in i32 (u32
+ * for unsigned ones), or in `dtype` when given. */
+static SVal *scan(Spec *s, SVal **v, CallArgs *a, CombineKind k, const char *name) {
+  Value *x = bi_need_tensor(s, v[0], bi_argloc(a, 0), "input");
+  if (!x) return s->poison;
+  if (x->type->rank == 0) {
+    spec_error(s, bi_argloc(a, 0), "tl.%s needs a tensor, not a scalar", name);
+    return s->poison;
+  }
+  const Type *e = val_elem(s, x);
+  if (e->dtype == DT_PTR) {
+    spec_error(s, bi_argloc(a, 0), "tl.%s of pointers is not supported", name);
+    return s->poison;
+  }
+  int64_t ax = 0;
+  if (v[1] && v[1]->kind != SV_NONE && !sv_const_int(s, v[1], bi_argloc(a, 1), "axis", &ax)) return s->poison;
+  int axis = bi_norm_axis(s, ax, x->type->rank, bi_argloc(a, 1));
+  if (axis < 0) return s->poison;
+  bool rev = false;
+  if (v[2] && v[2]->kind != SV_NONE && !sv_truthy(s, v[2], bi_argloc(a, 2), &rev)) {
+    spec_error(s, bi_argloc(a, 2), "reverse must be a constexpr bool");
+    return s->poison;
+  }
+  if (k == COMBINE_SUM && v[3] && v[3]->kind != SV_NONE) {
+    const Type *dt = bi_dtype_arg(s, v[3], bi_argloc(a, 3), "dtype");
+    if (!dt) return s->poison;
+    x = spec_cast(s, x, dt, a->loc);
+  } else if (e->dtype == DT_BF16) {
+    x = spec_cast(s, x, ty_scalar(bi_ctx(s), DT_F32), a->loc);
+  } else if (k == COMBINE_SUM && dt_is_int(e->dtype) && dt_bits(e->dtype) < 32) {
+    x = spec_cast(s, x, ty_scalar(bi_ctx(s), dt_is_unsigned(e->dtype) && e->dtype != DT_I1 ? DT_U32 : DT_I32), a->loc);
+  }
+  spec_at(s, a->loc);
+  Op *op = irb_op(&s->b, OP_SCAN, &x, 1, x->type);
+  op->attr.axis = axis, op->attr.combine = k, op->attr.reverse = rev;
+  return sv_tensor(s, op->results[0]);
+}
+SVal *b_cumsum(Spec *s, SVal **v, CallArgs *a) { return scan(s, v, a, COMBINE_SUM, "cumsum"); }
+SVal *b_cumprod(Spec *s, SVal **v, CallArgs *a) {
+  SVal *args[4] = {v[0], v[1], v[2], NULL};
+  return scan(s, args, a, COMBINE_PROD, "cumprod");
+}
+
 static SVal *maxmin_reduce(Spec *s, SVal **v, CallArgs *a, bool is_max) {
   /* max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False) */
   bool ret_idx = false;

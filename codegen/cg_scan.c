@@ -1,0 +1,209 @@
+/* cg_scan.c — SCAN (tl.cumsum, tl.cumprod) along one axis, for any
+ * distributed layout, through the layout's linear form (ir/linear.c).
+ *
+ * Along the axis an element's coordinate is the sum of the bases of its
+ * register, lane and warp bits that move along the axis (each a distinct
+ * power of two).  Taking those bits from the smallest basis to the largest,
+ * step k merges blocks of 2^k consecutive elements pairwise, as a butterfly:
+ * every element keeps x (the scan of its block so far) and t (the total of
+ * its block); with p the partner's total (the element whose bit k differs),
+ *
+ *     the element is in the later half:   x = p + x,  t = p + t
+ *     it is in the earlier half:          t = t + p
+ *
+ * ("+" the combine, its left operand always the earlier elements, so no
+ * commutativity is assumed).  The partner is found where the bit lives:
+ *   register bit  another register of the same thread;
+ *   lane bit      shfl.sync.bfly with that lane mask;
+ *   warp bit      through shared memory: every thread writes its totals at
+ *                 scratch[tid][register], a barrier, reads the partner
+ *                 thread's, a barrier before the scratch is reused.
+ * Replica bits (basis zero) and bits along other dims are left out: they do
+ * not change the coordinate along the axis.  `reverse` scans from the last
+ * element to the first: the "later half" is then the one with the bit clear.
+ *
+ *     a 1-D scan of 8 elements, 2 registers x 4 lanes (basis: reg 1, lanes 2, 4)
+ *     step reg bit:   [x0 x0+x1] [x2 x2+x3] ...        totals per pair
+ *     step lane bit0: [x0 .. x0+x1+x2+x3] ...           totals per 4
+ *     step lane bit1: the full inclusive prefix          totals per 8 */
+#include "codegen/cg_internal.h"
+
+#include <string.h>
+
+#define MAX_STREAMS 4
+
+typedef enum { BIT_REG, BIT_LANE, BIT_WARP } BitKind;
+typedef struct AxisBit {
+  BitKind kind;
+  int bit;
+  int64_t basis;
+} AxisBit;
+
+static LLVMValueRef comb(CgCtx *cg, const Op *op, DType d, LLVMValueRef a, LLVMValueRef b) {
+  return cg_binary(cg, op, op->attr.combine == COMBINE_PROD ? OP_MUL : OP_ADD, d, a, b);
+}
+
+/* Butterfly shuffle of one element of dtype d across lane mask m. */
+static LLVMValueRef shfl(CgCtx *cg, DType d, LLVMValueRef v, int m) {
+  LLVMBuilderRef B = cg->b;
+  int bits = d == DT_I1 ? 1 : dt_bits(d);
+  LLVMValueRef x = cg_to_bits(cg, d, v);
+  LLVMValueRef args[4] = {cg_i32(cg, -1), NULL, cg_i32(cg, m), cg_i32(cg, 31)};
+  if (bits == 64) {
+    LLVMValueRef lo = LLVMBuildTrunc(B, x, cg->t_i32, "");
+    LLVMValueRef hi = LLVMBuildTrunc(B, LLVMBuildLShr(B, x, cg_i64(cg, 32), ""), cg->t_i32, "");
+    args[1] = lo;
+    lo = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
+    args[1] = hi;
+    hi = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
+    x = LLVMBuildOr(B, LLVMBuildZExt(B, lo, cg->t_i64, ""),
+                    LLVMBuildShl(B, LLVMBuildZExt(B, hi, cg->t_i64, ""), cg_i64(cg, 32), ""), "");
+    return cg_from_bits(cg, d, x);
+  }
+  LLVMTypeRef xt = LLVMTypeOf(x);
+  args[1] = bits < 32 ? LLVMBuildZExt(B, x, cg->t_i32, "") : x;
+  LLVMValueRef r = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
+  if (bits < 32) r = LLVMBuildTrunc(B, r, xt, "");
+  return cg_from_bits(cg, d, r);
+}
+
+/* Classify one basis vector: 1 = an axis bit (its basis in *b), 0 = not
+ * along the axis, -1 = a basis this lowering does not handle. */
+static int classify(const int64_t *v, int rank, int axis, int64_t *b) {
+  for (int d = 0; d < rank; d++)
+    if (d != axis && v[d] && v[axis]) return -1;
+  if (!v[axis]) return 0;
+  if (v[axis] < 0 || (v[axis] & (v[axis] - 1))) return -1;
+  *b = v[axis];
+  return 1;
+}
+
+static int align16(int64_t v) { return (int)((v + 15) & ~(int64_t)15); }
+
+void cg_lower_scan(CgCtx *cg, Op *op) {
+  const Type *xt = op->operands[0]->type;
+  int axis = op->attr.axis, ns = op->noperands;
+  CgFrag f;
+  bool ok = ns >= 1 && ns <= MAX_STREAMS && op->nresults == ns && xt->rank > 0 && axis >= 0 &&
+            axis < xt->rank;
+  if (!ok) cg_error(cg, op, "malformed scan");
+  ok = ok && cg_frag(cg, op, xt, &f);
+  AxisBit bits[34];
+  int nb = 0;
+  for (int k = 0; ok && k < f.ll.nreg + f.ll.nlane + f.ll.nwarp; k++) {
+    BitKind kind = k < f.ll.nreg ? BIT_REG : k < f.ll.nreg + f.ll.nlane ? BIT_LANE : BIT_WARP;
+    int bit = kind == BIT_REG ? k : kind == BIT_LANE ? k - f.ll.nreg : k - f.ll.nreg - f.ll.nlane;
+    const int64_t *v = kind == BIT_REG ? f.ll.reg[bit] : kind == BIT_LANE ? f.ll.lane[bit] : f.ll.warp[bit];
+    int64_t b = 0;
+    int c = classify(v, f.rank, axis, &b);
+    if (c < 0) {
+      cg_error(cg, op, "scan over a layout whose bases mix dimensions");
+      ok = false;
+    } else if (c) {
+      bits[nb++] = (AxisBit){kind, bit, b};
+    }
+  }
+  if (!ok) {
+    for (int i = 0; i < op->nresults; i++) cg_set_undef(cg, op->results[i]);
+    return;
+  }
+  /* smallest basis first (insertion sort: at most 29 bits) */
+  for (int i = 1; i < nb; i++)
+    for (int j = i; j > 0 && bits[j - 1].basis > bits[j].basis; j--) {
+      AxisBit t = bits[j];
+      bits[j] = bits[j - 1], bits[j - 1] = t;
+    }
+
+  int n = f.count;
+  DType dt[MAX_STREAMS];
+  LLVMValueRef *x[MAX_STREAMS], *t[MAX_STREAMS];
+  for (int s = 0; s < ns; s++) {
+    dt[s] = op->operands[s]->type->dtype;
+    CgVal *in = cg_get(cg, op, op->operands[s]);
+    x[s] = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
+    t[s] = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
+    for (int i = 0; i < n; i++) x[s][i] = t[s][i] = cg_el(in, i);
+  }
+  bool rev = op->attr.reverse;
+  LLVMBuilderRef B = cg->b;
+
+  /* scratch for the warp steps: one total per (thread, register, stream) */
+  int nthreads = 32 << f.ll.nwarp, off[MAX_STREAMS], total = 0;
+  bool any_warp = false;
+  for (int k = 0; k < nb; k++) any_warp |= bits[k].kind == BIT_WARP;
+  if (any_warp) {
+    for (int s = 0; s < ns; s++) {
+      off[s] = total;
+      total = align16(total + (int64_t)nthreads * n * cg_dt_bytes(dt[s]));
+    }
+    cg_smem_request(cg, op, total);
+  }
+
+  for (int k = 0; k < nb; k++) {
+    const AxisBit *ab = &bits[k];
+    if (ab->kind == BIT_REG) {
+      int m = 1 << ab->bit;
+      for (int i = 0; i < n; i++) {
+        if (i & m) continue;
+        int lo = i, hi = i | m;            /* hi is later along the axis */
+        int first = rev ? hi : lo, second = rev ? lo : hi;
+        for (int s = 0; s < ns; s++) {
+          LLVMValueRef tf = t[s][first], tsd = t[s][second];
+          x[s][second] = comb(cg, op, dt[s], tf, x[s][second]);
+          LLVMValueRef tt = comb(cg, op, dt[s], tf, tsd);
+          t[s][first] = t[s][second] = tt;
+        }
+      }
+      continue;
+    }
+    /* the partner's totals */
+    LLVMValueRef *p[MAX_STREAMS];
+    LLVMValueRef upper;
+    if (ab->kind == BIT_LANE) {
+      for (int s = 0; s < ns; s++) {
+        p[s] = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
+        for (int i = 0; i < n; i++) p[s][i] = shfl(cg, dt[s], t[s][i], 1 << ab->bit);
+      }
+      upper = LLVMBuildAnd(B, cg->lane, cg_i32(cg, 1 << ab->bit), "");
+    } else {
+      LLVMValueRef tid = LLVMBuildAdd(B, LLVMBuildMul(B, cg->warp, cg_i32(cg, 32), ""), cg->lane, "");
+      LLVMValueRef ptid = LLVMBuildXor(B, tid, cg_i32(cg, 32 << ab->bit), "");
+      LLVMValueRef mine = LLVMBuildMul(B, tid, cg_i32(cg, n), "");
+      LLVMValueRef theirs = LLVMBuildMul(B, ptid, cg_i32(cg, n), "");
+      for (int s = 0; s < ns; s++) {
+        int eb = cg_dt_bytes(dt[s]);
+        for (int i = 0; i < n; i++) {
+          LLVMValueRef slot = LLVMBuildAdd(B, mine, cg_i32(cg, i), "");
+          LLVMValueRef byte = LLVMBuildAdd(B, LLVMBuildMul(B, slot, cg_i32(cg, eb), ""), cg_i32(cg, off[s]), "");
+          LLVMValueRef st = LLVMBuildStore(B, cg_to_mem(cg, dt[s], t[s][i]), cg_smem_ptr(cg, byte));
+          LLVMSetAlignment(st, (unsigned)eb);
+        }
+      }
+      cg_barrier(cg);
+      for (int s = 0; s < ns; s++) {
+        int eb = cg_dt_bytes(dt[s]);
+        p[s] = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
+        for (int i = 0; i < n; i++) {
+          LLVMValueRef slot = LLVMBuildAdd(B, theirs, cg_i32(cg, i), "");
+          LLVMValueRef byte = LLVMBuildAdd(B, LLVMBuildMul(B, slot, cg_i32(cg, eb), ""), cg_i32(cg, off[s]), "");
+          LLVMValueRef ld = LLVMBuildLoad2(B, cg_mem_type(cg, dt[s]), cg_smem_ptr(cg, byte), "");
+          LLVMSetAlignment(ld, (unsigned)eb);
+          p[s][i] = cg_from_mem(cg, dt[s], ld);
+        }
+      }
+      cg_barrier(cg);
+      upper = LLVMBuildAnd(B, cg->warp, cg_i32(cg, 1 << ab->bit), "");
+    }
+    /* later half: bit set (forward) or clear (reverse) */
+    LLVMValueRef later = LLVMBuildICmp(B, rev ? LLVMIntEQ : LLVMIntNE, upper, cg_i32(cg, 0), "");
+    for (int s = 0; s < ns; s++)
+      for (int i = 0; i < n; i++) {
+        LLVMValueRef px = comb(cg, op, dt[s], p[s][i], x[s][i]);
+        LLVMValueRef pt = comb(cg, op, dt[s], p[s][i], t[s][i]);
+        LLVMValueRef tp = comb(cg, op, dt[s], t[s][i], p[s][i]);
+        x[s][i] = LLVMBuildSelect(B, later, px, x[s][i], "");
+        t[s][i] = LLVMBuildSelect(B, later, pt, tp, "");
+      }
+  }
+  for (int s = 0; s < ns; s++) cg_set(cg, op->results[s], x[s], n);
+}

@@ -1,0 +1,127 @@
+/* lang_scan — tl.cumsum and tl.cumprod (lang_scan.tile) on the GPU against a
+ * CPU reference, through the examples' harness (poisoned outputs with guard
+ * zones, a re-run that must give the same bits):
+ *   scan_1d  rows of 32 to 4096 (registers, lanes and warps along the axis):
+ *            sums and products forward and reversed, int32 and int8 sums
+ *   scan_2d  tiles scanned along axis 0 and axis 1, forward and reversed
+ * The inputs are chosen so every result is exact in fp32 whatever the order
+ * of the additions: sums of multiples of 1/8 in [-1, 1), products of 1, -1,
+ * 2 and 1/2.  Exit 77 (skipped) without a GPU. */
+#include "examples/common/host.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char TILE[] = "../tests/gpu/lang_scan.tile";
+
+/* n multiples of 1/8 in [-1, 1) and n factors from {1, -1, 2, 1/2}. */
+static void inputs(Ex *ex, size_t n, float **x, float **p, tlc_devptr *dx, tlc_devptr *dp) {
+  static const float fac[6] = {1, -1, 1, -1, 2, 0.5f};
+  *x = ex_xmalloc(n * sizeof(float));
+  *p = ex_xmalloc(n * sizeof(float));
+  for (size_t i = 0; i < n; i++) {
+    (*x)[i] = (float)((int)(ex_rng_next(&ex->rng) % 16) - 8) / 8.0f;
+    (*p)[i] = fac[ex_rng_next(&ex->rng) % 6];
+  }
+  *dx = ex_alloc(ex, n * sizeof(float));
+  *dp = ex_alloc(ex, n * sizeof(float));
+  ex_upload(ex, *dx, *x, n * sizeof(float));
+  ex_upload(ex, *dp, *p, n * sizeof(float));
+}
+
+/* ref[k * stride] for k = 0..len-1: the inclusive scan of v[k * stride]
+ * (sum or product), from the first element or from the last. */
+static void scan_ref(const float *v, double *ref, int len, size_t stride, bool prod, bool rev) {
+  double acc = prod ? 1 : 0;
+  for (int j = 0; j < len; j++) {
+    size_t k = (size_t)(rev ? len - 1 - j : j) * stride;
+    acc = prod ? acc * v[k] : acc + v[k];
+    ref[k] = acc;
+  }
+}
+
+static void run(Ex *ex, const char *kernel, const char *size, const ExSig *sig, const ExOut *o,
+                const double *ref, size_t nout, unsigned grid, size_t nin) {
+  ExCase ec = {
+      .label = kernel, .size = size, .tile = TILE, .kernel = kernel, .sig = sig,
+      .grid = {grid, 1, 1}, .out = o->p, .out_elems = nout, .elem = EX_F32, .ref = ref,
+      .exact = true, .bytes = (double)(2 * nin + nout) * 4,
+  };
+  ex_run_case(ex, &ec, o);
+}
+
+static void scan_1d(Ex *ex, int rows, int n) {
+  size_t tot = (size_t)rows * n;
+  float *x, *p;
+  tlc_devptr dx, dp;
+  inputs(ex, tot, &x, &p, &dx, &dp);
+  double *ref = ex_xmalloc(tot * 6 * sizeof(double));
+  float *x8 = ex_xmalloc(tot * sizeof(float));
+  for (size_t i = 0; i < tot; i++) x8[i] = x[i] * 8;
+  for (int r = 0; r < rows; r++) {
+    const float *xr = x + (size_t)r * n, *pr = p + (size_t)r * n, *ir = x8 + (size_t)r * n;
+    double *o = ref + (size_t)r * 6 * n;
+    scan_ref(xr, o, n, 1, false, false);
+    scan_ref(xr, o + n, n, 1, false, true);
+    scan_ref(pr, o + 2 * n, n, 1, true, false);
+    scan_ref(pr, o + 3 * n, n, 1, true, true);
+    scan_ref(ir, o + 4 * n, n, 1, false, false);
+    scan_ref(ir, o + 5 * n, n, 1, false, true);
+  }
+  ExOut o = ex_out_alloc(ex, tot * 6 * sizeof(float));
+  ExSig sig;
+  ex_sig_init(&sig);
+  ex_sig_ptr(&sig, "fp32", dx);
+  ex_sig_ptr(&sig, "fp32", dp);
+  ex_sig_ptr(&sig, "fp32", o.p);
+  ex_sig_const_int(&sig, n);
+  char size[32];
+  snprintf(size, sizeof size, "%dx%d", rows, n);
+  run(ex, "scan_1d", size, &sig, &o, ref, tot * 6, (unsigned)rows, tot);
+  ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(x8), free(ref);
+}
+
+static void scan_2d(Ex *ex, int tiles, int m, int n) {
+  size_t mn = (size_t)m * n, tot = (size_t)tiles * mn;
+  float *x, *p;
+  tlc_devptr dx, dp;
+  inputs(ex, tot, &x, &p, &dx, &dp);
+  double *ref = ex_xmalloc(tot * 4 * sizeof(double));
+  for (int t = 0; t < tiles; t++) {
+    const float *xt = x + (size_t)t * mn, *pt = p + (size_t)t * mn;
+    double *o = ref + (size_t)t * 4 * mn;
+    for (int j = 0; j < n; j++) {
+      scan_ref(xt + j, o + j, m, (size_t)n, false, false);
+      scan_ref(xt + j, o + 2 * mn + j, m, (size_t)n, false, true);
+    }
+    for (int i = 0; i < m; i++) {
+      scan_ref(xt + (size_t)i * n, o + mn + (size_t)i * n, n, 1, false, false);
+      scan_ref(pt + (size_t)i * n, o + 3 * mn + (size_t)i * n, n, 1, true, true);
+    }
+  }
+  ExOut o = ex_out_alloc(ex, tot * 4 * sizeof(float));
+  ExSig sig;
+  ex_sig_init(&sig);
+  ex_sig_ptr(&sig, "fp32", dx);
+  ex_sig_ptr(&sig, "fp32", dp);
+  ex_sig_ptr(&sig, "fp32", o.p);
+  ex_sig_const_int(&sig, m);
+  ex_sig_const_int(&sig, n);
+  char size[32];
+  snprintf(size, sizeof size, "%dx%dx%d", tiles, m, n);
+  run(ex, "scan_2d", size, &sig, &o, ref, tot * 4, (unsigned)tiles, tot);
+  ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
+}
+
+int main(int argc, char **argv) {
+  Ex ex;
+  ex_open(&ex, argc, argv, "gpu_lang_scan");
+  scan_1d(&ex, 7, 32);
+  scan_1d(&ex, 5, 256);
+  scan_1d(&ex, 3, 1024);
+  scan_1d(&ex, 2, 4096);
+  scan_2d(&ex, 3, 16, 64);
+  scan_2d(&ex, 2, 64, 16);
+  scan_2d(&ex, 2, 128, 128);
+  return ex_finish(&ex);
+}
