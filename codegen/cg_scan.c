@@ -1,4 +1,4 @@
-/* cg_scan.c — SCAN (tl.cumsum, tl.cumprod) along one axis, for any
+/* cg_scan.c — SCAN (tl.cumsum, tl.cumprod, tl.associative_scan) along one axis, for any
  * distributed layout, through the layout's linear form (ir/linear.c).
  *
  * Along the axis an element's coordinate is the sum of the bases of its
@@ -12,7 +12,8 @@
  *     it is in the earlier half:          t = t + p
  *
  * ("+" the combine, its left operand always the earlier elements, so no
- * commutativity is assumed).  The partner is found where the bit lives:
+ * commutativity is assumed; a user combine function, tl.associative_scan's,
+ * is the op's region, lowered again at each use over all operands at once).  The partner is found where the bit lives:
  *   register bit  another register of the same thread;
  *   lane bit      shfl.sync.bfly with that lane mask;
  *   warp bit      through shared memory: every thread writes its totals at
@@ -39,8 +40,24 @@ typedef struct AxisBit {
   int64_t basis;
 } AxisBit;
 
-static LLVMValueRef comb(CgCtx *cg, const Op *op, DType d, LLVMValueRef a, LLVMValueRef b) {
-  return cg_binary(cg, op, op->attr.combine == COMBINE_PROD ? OP_MUL : OP_ADD, d, a, b);
+/* out[s] = a[s] (+) b[s] over the streams: sum and prod per stream; a
+ * combine region (tl.associative_scan's function) takes every stream at
+ * once, its block arguments bound to (a..., b...) and its ops lowered again
+ * at each use. */
+static void comb(CgCtx *cg, Op *op, const DType *dt, int ns, LLVMValueRef *a, LLVMValueRef *b,
+                 LLVMValueRef *out) {
+  if (op->attr.combine != COMBINE_REGION) {
+    OpKind k = op->attr.combine == COMBINE_PROD ? OP_MUL : OP_ADD;
+    for (int s = 0; s < ns; s++) out[s] = cg_binary(cg, op, k, dt[s], a[s], b[s]);
+    return;
+  }
+  IrBlock *r = op->regions[0];
+  for (int s = 0; s < ns; s++) {
+    cg_set(cg, r->args[s], &a[s], 1);
+    cg_set(cg, r->args[ns + s], &b[s], 1);
+  }
+  Op *y = cg_lower_block(cg, r);
+  for (int s = 0; s < ns; s++) out[s] = y && s < y->noperands ? cg_el(cg_get(cg, y, y->operands[s]), 0) : a[s];
 }
 
 /* Butterfly shuffle of one element of dtype d across lane mask m. */
@@ -125,7 +142,7 @@ void cg_lower_scan(CgCtx *cg, Op *op) {
     for (int i = 0; i < n; i++) x[s][i] = t[s][i] = cg_el(in, i);
   }
   bool rev = op->attr.reverse;
-  LLVMBuilderRef B = cg->b;
+  LLVMBuilderRef B = cg->b; /* one builder: a combine region may move it to new blocks */
 
   /* scratch for the warp steps: one total per (thread, register, stream) */
   int nthreads = 32 << f.ll.nwarp, off[MAX_STREAMS], total = 0;
@@ -147,12 +164,11 @@ void cg_lower_scan(CgCtx *cg, Op *op) {
         if (i & m) continue;
         int lo = i, hi = i | m;            /* hi is later along the axis */
         int first = rev ? hi : lo, second = rev ? lo : hi;
-        for (int s = 0; s < ns; s++) {
-          LLVMValueRef tf = t[s][first], tsd = t[s][second];
-          x[s][second] = comb(cg, op, dt[s], tf, x[s][second]);
-          LLVMValueRef tt = comb(cg, op, dt[s], tf, tsd);
-          t[s][first] = t[s][second] = tt;
-        }
+        LLVMValueRef tf[MAX_STREAMS], ts[MAX_STREAMS], xs[MAX_STREAMS], nx[MAX_STREAMS], nt[MAX_STREAMS];
+        for (int s = 0; s < ns; s++) tf[s] = t[s][first], ts[s] = t[s][second], xs[s] = x[s][second];
+        comb(cg, op, dt, ns, tf, xs, nx);
+        comb(cg, op, dt, ns, tf, ts, nt);
+        for (int s = 0; s < ns; s++) x[s][second] = nx[s], t[s][first] = t[s][second] = nt[s];
       }
       continue;
     }
@@ -196,14 +212,18 @@ void cg_lower_scan(CgCtx *cg, Op *op) {
     }
     /* later half: bit set (forward) or clear (reverse) */
     LLVMValueRef later = LLVMBuildICmp(B, rev ? LLVMIntEQ : LLVMIntNE, upper, cg_i32(cg, 0), "");
-    for (int s = 0; s < ns; s++)
-      for (int i = 0; i < n; i++) {
-        LLVMValueRef px = comb(cg, op, dt[s], p[s][i], x[s][i]);
-        LLVMValueRef pt = comb(cg, op, dt[s], p[s][i], t[s][i]);
-        LLVMValueRef tp = comb(cg, op, dt[s], t[s][i], p[s][i]);
-        x[s][i] = LLVMBuildSelect(B, later, px, x[s][i], "");
-        t[s][i] = LLVMBuildSelect(B, later, pt, tp, "");
+    for (int i = 0; i < n; i++) {
+      LLVMValueRef pi[MAX_STREAMS], xi[MAX_STREAMS], ti[MAX_STREAMS], px[MAX_STREAMS], pt[MAX_STREAMS],
+          tp[MAX_STREAMS];
+      for (int s = 0; s < ns; s++) pi[s] = p[s][i], xi[s] = x[s][i], ti[s] = t[s][i];
+      comb(cg, op, dt, ns, pi, xi, px);
+      comb(cg, op, dt, ns, pi, ti, pt);
+      comb(cg, op, dt, ns, ti, pi, tp);
+      for (int s = 0; s < ns; s++) {
+        x[s][i] = LLVMBuildSelect(cg->b, later, px[s], xi[s], "");
+        t[s][i] = LLVMBuildSelect(cg->b, later, pt[s], tp[s], "");
       }
+    }
   }
   for (int s = 0; s < ns; s++) cg_set(cg, op->results[s], x[s], n);
 }

@@ -265,6 +265,7 @@ typedef enum CmpPred { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } CmpPred;
 typedef enum CombineKind {
   COMBINE_SUM, COMBINE_MAX, COMBINE_MIN, COMBINE_ARGMAX, COMBINE_ARGMIN,
   COMBINE_XOR, COMBINE_AND, COMBINE_OR, COMBINE_PROD,
+  COMBINE_REGION, /* the op's region: block args (lhs..., rhs...) scalars, yields the combined values */
 } CombineKind;
 typedef enum RmwKind {
   RMW_ADD, RMW_FADD, RMW_MAX, RMW_MIN, RMW_UMAX, RMW_UMIN, RMW_AND, RMW_OR, RMW_XOR, RMW_XCHG,

@@ -110,7 +110,7 @@ const char *ir_pred_name(CmpPred pr) {
   return n[pr];
 }
 const char *ir_combine_name(CombineKind k) {
-  static const char *n[] = {"sum", "max", "min", "argmax", "argmin", "xor", "and", "or", "prod"};
+  static const char *n[] = {"sum", "max", "min", "argmax", "argmin", "xor", "and", "or", "prod", "region"};
   return n[k];
 }
 const char *ir_rmw_name(RmwKind k) {
@@ -316,6 +316,14 @@ static void print_op_at(Printer *p, const Op *op, int depth) {
           }
           sb_putc(sb, ')');
         }
+      }
+      if (op->kind == OP_SCAN && b->nargs) {
+        sb_puts(sb, " combine(");
+        for (int i = 0; i < b->nargs; i++) {
+          if (i) sb_puts(sb, ", ");
+          put_value(p, b->args[i]);
+        }
+        sb_putc(sb, ')');
       }
       sb_puts(sb, " {\n");
       print_block(p, b, depth + 1);

@@ -622,7 +622,7 @@ static const struct {
     {"rounding", AK_ENUM, offsetof(OpAttrs, rounding), 0, 0, rounding_names, NULL, 0},
     /* the counts: the last enumerator of ir.h's CmpPred, CombineKind, RmwKind */
     {"pred", AK_ENUM, offsetof(OpAttrs, pred), 0, 0, NULL, pred_name, CMP_GE + 1},
-    {"combine", AK_ENUM, offsetof(OpAttrs, combine), 0, 0, NULL, combine_name, COMBINE_PROD + 1},
+    {"combine", AK_ENUM, offsetof(OpAttrs, combine), 0, 0, NULL, combine_name, COMBINE_PROD + 1}  /* not COMBINE_REGION: the reader has no combine regions */,
     {"rmw", AK_ENUM, offsetof(OpAttrs, rmw), 0, 0, NULL, rmw_name, RMW_XCHG + 1},
     {"fn", AK_ENUM, offsetof(OpAttrs, fn), 0, 0, NULL, mathfn_name, MF__COUNT},
 };

@@ -177,7 +177,20 @@ static void check_types(Verifier *v, const Op *op) {
   case OP_SCAN:
     if (op->noperands < 1 || op->noperands != op->nresults) { fail(v, op, "scan has one result per operand"); break; }
     if (o[0]->type->rank < 1 || op->attr.axis >= o[0]->type->rank) { fail(v, op, "scan axis out of the operand's rank"); break; }
-    if (op->attr.combine != COMBINE_SUM && op->attr.combine != COMBINE_PROD) fail(v, op, "scan combines by sum or prod");
+    if (op->attr.combine == COMBINE_REGION) {
+      IrBlock *b = op->nregions == 1 ? op->regions[0] : NULL;
+      Op *y = b ? b->last : NULL;
+      if (!b || b->nargs != 2 * op->noperands || !y || y->kind != OP_YIELD || y->noperands != op->noperands) {
+        fail(v, op, "scan's combine region takes 2 x %d scalars and yields %d", op->noperands, op->noperands);
+        break;
+      }
+      for (int i = 0; i < 2 * op->noperands; i++)
+        if (b->args[i]->type != ty_elem(c, o[i % op->noperands]->type)) fail(v, op, "combine argument %d must be the element type", i);
+      for (int i = 0; i < op->noperands; i++)
+        if (y->operands[i]->type != ty_elem(c, o[i]->type)) fail(v, op, "combine value %d must be the element type", i);
+    } else if (op->attr.combine != COMBINE_SUM && op->attr.combine != COMBINE_PROD) {
+      fail(v, op, "scan combines by sum, prod or its region");
+    }
     for (int i = 0; i < op->noperands; i++) {
       if (o[i]->type != op->results[i]->type) fail(v, op, "scan result %d must have its operand's type", i);
       if (!same_shape(o[i]->type, o[0]->type)) fail(v, op, "scan operands differ in shape");

@@ -362,6 +362,90 @@ SVal *b_cumprod(Spec *s, SVal **v, CallArgs *a) {
   return scan(s, args, a, COMBINE_PROD, "cumprod");
 }
 
+/* tl.associative_scan(input, axis, combine_fn, reverse=False): input a
+ * tensor or a tuple of up to 4 tensors of one shape; combine_fn a @jit
+ * function of 2 x N scalars (lhs..., rhs...) returning N values.  The
+ * function is inlined once, on scalar block arguments, into the SCAN's
+ * combine region; its values are cast to the element types (as Triton's
+ * scan requires them). */
+enum { SCAN_MAX_INPUTS = 4 };
+SVal *b_associative_scan(Spec *s, SVal **v, CallArgs *a) {
+  bool tuple = v[0]->kind == SV_TUPLE;
+  int n = tuple ? v[0]->n : 1;
+  if (n < 1 || n > SCAN_MAX_INPUTS) {
+    spec_error(s, bi_argloc(a, 0), "tl.associative_scan takes 1 to %d tensors, not %d", SCAN_MAX_INPUTS, n);
+    return s->poison;
+  }
+  Value *xs[SCAN_MAX_INPUTS];
+  for (int i = 0; i < n; i++) {
+    xs[i] = bi_need_tensor(s, tuple ? v[0]->items[i] : v[0], bi_argloc(a, 0), "input");
+    if (!xs[i]) return s->poison;
+    if (xs[i]->type->rank == 0) {
+      spec_error(s, bi_argloc(a, 0), "tl.associative_scan needs tensors, not scalars");
+      return s->poison;
+    }
+    if (i && (xs[i]->type->rank != xs[0]->type->rank ||
+              memcmp(xs[i]->type->shape, xs[0]->type->shape, sizeof(int64_t) * (size_t)xs[0]->type->rank))) {
+      spec_error(s, bi_argloc(a, 0), "tl.associative_scan's tensors must have one shape");
+      return s->poison;
+    }
+  }
+  int64_t ax;
+  if (!sv_const_int(s, v[1], bi_argloc(a, 1), "axis", &ax)) return s->poison;
+  int axis = bi_norm_axis(s, ax, xs[0]->type->rank, bi_argloc(a, 1));
+  if (axis < 0) return s->poison;
+  if (is_poison(v[2])) return s->poison;
+  if (v[2]->kind != SV_FUNC) {
+    spec_error(s, bi_argloc(a, 2), "combine_fn must be a @triton.jit function");
+    return s->poison;
+  }
+  bool rev = false;
+  if (v[3] && v[3]->kind != SV_NONE && !sv_truthy(s, v[3], bi_argloc(a, 3), &rev)) {
+    spec_error(s, bi_argloc(a, 3), "reverse must be a constexpr bool");
+    return s->poison;
+  }
+  spec_at(s, a->loc);
+  const Type *rts[SCAN_MAX_INPUTS];
+  for (int i = 0; i < n; i++) rts[i] = xs[i]->type;
+  Op *op = ir_op_new(s->m, s->f, OP_SCAN, a->loc, xs, n, rts, n, 1);
+  op->attr.axis = axis, op->attr.combine = COMBINE_REGION, op->attr.reverse = rev;
+  IrBlock *body = op->regions[0];
+  SVal *args[2 * SCAN_MAX_INPUTS];
+  for (int k = 0; k < 2 * n; k++)
+    args[k] = sv_tensor(s, ir_block_add_arg(s->m, s->f, body, val_elem(s, xs[k % n])));
+  IrBuilder saved = s->b;
+  irb_init(&s->b, s->m, s->f, body);
+  s->b.loc = a->loc;
+  SVal *r = spec_call_function(s, v[2]->fn, args, 2 * n, NULL, NULL, 0, bi_argloc(a, 2));
+  Value *ys[SCAN_MAX_INPUTS];
+  bool ok = !is_poison(r);
+  if (ok && (r->kind == SV_TUPLE) != tuple && !(tuple && n == 1)) ok = false;
+  if (ok && tuple && r->n != n) ok = false;
+  if (!ok && !is_poison(r))
+    spec_error(s, bi_argloc(a, 2), "combine_fn '%s' must return %d value%s, one per input tensor", v[2]->fn->name,
+               n, n == 1 ? "" : "s");
+  for (int i = 0; ok && i < n; i++) {
+    SVal *ri = r->kind == SV_TUPLE ? r->items[i] : r;
+    Value *y = sv_to_value_as(s, ri, val_elem(s, xs[i]), a->loc);
+    if (y && y->type->rank) {
+      spec_error(s, bi_argloc(a, 2), "combine_fn '%s' must return scalars: it gets one element of each input",
+                 v[2]->fn->name);
+      y = NULL;
+    }
+    if (y && y->type != val_elem(s, xs[i])) y = spec_cast(s, y, val_elem(s, xs[i]), a->loc);
+    ys[i] = y;
+    ok = y != NULL;
+  }
+  if (ok) irb_op(&s->b, OP_YIELD, ys, n, NULL);
+  s->b = saved;
+  if (!ok) return s->poison;
+  irb_insert(&s->b, op);
+  if (!tuple) return sv_tensor(s, op->results[0]);
+  SVal *items[SCAN_MAX_INPUTS];
+  for (int i = 0; i < n; i++) items[i] = sv_tensor(s, op->results[i]);
+  return sv_tuple(s, items, n, false);
+}
+
 static SVal *maxmin_reduce(Spec *s, SVal **v, CallArgs *a, bool is_max) {
   /* max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False) */
   bool ret_idx = false;

@@ -4,6 +4,10 @@
  *   scan_1d  rows of 32 to 4096 (registers, lanes and warps along the axis):
  *            sums and products forward and reversed, int32 and int8 sums
  *   scan_2d  tiles scanned along axis 0 and axis 1, forward and reversed
+ *   user_1d  tl.associative_scan with @jit combine functions: a sum, the
+ *            recurrence h = a * h_prev + b on (a, b) pairs forward and
+ *            reversed (not commutative), a running max with its index
+ *   user_2d  the recurrence along axis 0, the running max's index along 1
  * The inputs are chosen so every result is exact in fp32 whatever the order
  * of the additions: sums of multiples of 1/8 in [-1, 1), products of 1, -1,
  * 2 and 1/2.  Exit 77 (skipped) without a GPU. */
@@ -113,6 +117,80 @@ static void scan_2d(Ex *ex, int tiles, int m, int n) {
   ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
 }
 
+/* The recurrence h = a * h_prev + b (a = sign of p) and the running max
+ * (value, index; ties keep the earlier) along len elements at stride. */
+static void recur_ref(const float *x, const float *p, double *ref, int len, size_t stride, bool rev) {
+  double h = 0;
+  for (int j = 0; j < len; j++) {
+    size_t k = (size_t)(rev ? len - 1 - j : j) * stride;
+    h = (p[k] < 0 ? -1.0 : 1.0) * h + x[k];
+    ref[k] = h;
+  }
+}
+static void argmax_ref(const float *x, double *val, double *idx, int len, size_t stride) {
+  double m = 0;
+  int mi = 0;
+  for (int j = 0; j < len; j++) {
+    size_t k = (size_t)j * stride;
+    if (j == 0 || x[k] > m) m = x[k], mi = j;
+    if (val) val[k] = m;
+    idx[k] = mi;
+  }
+}
+
+static void user_1d(Ex *ex, int rows, int n) {
+  size_t tot = (size_t)rows * n;
+  float *x, *p;
+  tlc_devptr dx, dp;
+  inputs(ex, tot, &x, &p, &dx, &dp);
+  double *ref = ex_xmalloc(tot * 5 * sizeof(double));
+  for (int r = 0; r < rows; r++) {
+    const float *xr = x + (size_t)r * n, *pr = p + (size_t)r * n;
+    double *o = ref + (size_t)r * 5 * n;
+    scan_ref(xr, o, n, 1, false, false);
+    recur_ref(xr, pr, o + n, n, 1, false);
+    recur_ref(xr, pr, o + 2 * n, n, 1, true);
+    argmax_ref(xr, o + 3 * n, o + 4 * n, n, 1);
+  }
+  ExOut o = ex_out_alloc(ex, tot * 5 * sizeof(float));
+  ExSig sig;
+  ex_sig_init(&sig);
+  ex_sig_ptr(&sig, "fp32", dx);
+  ex_sig_ptr(&sig, "fp32", dp);
+  ex_sig_ptr(&sig, "fp32", o.p);
+  ex_sig_const_int(&sig, n);
+  char size[32];
+  snprintf(size, sizeof size, "%dx%d", rows, n);
+  run(ex, "user_1d", size, &sig, &o, ref, tot * 5, (unsigned)rows, tot);
+  ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
+}
+
+static void user_2d(Ex *ex, int tiles, int m, int n) {
+  size_t mn = (size_t)m * n, tot = (size_t)tiles * mn;
+  float *x, *p;
+  tlc_devptr dx, dp;
+  inputs(ex, tot, &x, &p, &dx, &dp);
+  double *ref = ex_xmalloc(tot * 2 * sizeof(double));
+  for (int t = 0; t < tiles; t++) {
+    const float *xt = x + (size_t)t * mn, *pt = p + (size_t)t * mn;
+    double *o = ref + (size_t)t * 2 * mn;
+    for (int j = 0; j < n; j++) recur_ref(xt + j, pt + j, o + j, m, (size_t)n, false);
+    for (int i = 0; i < m; i++) argmax_ref(xt + (size_t)i * n, NULL, o + mn + (size_t)i * n, n, 1);
+  }
+  ExOut o = ex_out_alloc(ex, tot * 2 * sizeof(float));
+  ExSig sig;
+  ex_sig_init(&sig);
+  ex_sig_ptr(&sig, "fp32", dx);
+  ex_sig_ptr(&sig, "fp32", dp);
+  ex_sig_ptr(&sig, "fp32", o.p);
+  ex_sig_const_int(&sig, m);
+  ex_sig_const_int(&sig, n);
+  char size[32];
+  snprintf(size, sizeof size, "%dx%dx%d", tiles, m, n);
+  run(ex, "user_2d", size, &sig, &o, ref, tot * 2, (unsigned)tiles, tot);
+  ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
+}
+
 int main(int argc, char **argv) {
   Ex ex;
   ex_open(&ex, argc, argv, "gpu_lang_scan");
@@ -123,5 +201,10 @@ int main(int argc, char **argv) {
   scan_2d(&ex, 3, 16, 64);
   scan_2d(&ex, 2, 64, 16);
   scan_2d(&ex, 2, 128, 128);
+  user_1d(&ex, 5, 32);
+  user_1d(&ex, 3, 1024);
+  user_1d(&ex, 2, 4096);
+  user_2d(&ex, 3, 16, 64);
+  user_2d(&ex, 2, 128, 128);
   return ex_finish(&ex);
 }
