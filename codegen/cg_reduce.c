@@ -24,7 +24,10 @@
  * present, otherwise the coordinate along the axis (i32).  With two results
  * they are (value, index); with one result it is the index.  Ties pick the
  * smallest index (Triton's tie_break_left); max / min ignore NaNs (maxnum),
- * as tl.max / tl.min do; sums combine in the element type. */
+ * as tl.max / tl.min do; sums combine in the element type.  A combine
+ * region (tl.reduce with a @jit function) combines every operand at once,
+ * one result per operand; the order of the combines is the butterfly's, so
+ * the function must be commutative (as Triton's reductions assume). */
 #include "codegen/cg_internal.h"
 
 #include <string.h>
@@ -54,8 +57,21 @@ static LLVMValueRef combine1(CgCtx *cg, const Op *op, CombineKind k, DType d, LL
   return a;
 }
 
-/* acc[s] = combine(acc[s], x[s]) for every stream. */
+/* acc[s] = combine(acc[s], x[s]) for every stream.  A combine region
+ * (tl.reduce's function) takes all streams at once: its block arguments are
+ * bound to (acc..., x...) and its ops lowered again at each use. */
 static void combine(CgCtx *cg, const Op *op, const Red *r, LLVMValueRef *acc, LLVMValueRef *x) {
+  if (r->kind == COMBINE_REGION) {
+    IrBlock *b = op->regions[0];
+    for (int s = 0; s < r->nstreams; s++) {
+      cg_set(cg, b->args[s], &acc[s], 1);
+      cg_set(cg, b->args[r->nstreams + s], &x[s], 1);
+    }
+    Op *y = cg_lower_block(cg, b);
+    for (int s = 0; s < r->nstreams; s++)
+      if (y && s < y->noperands) acc[s] = cg_el(cg_get(cg, y, y->operands[s]), 0);
+    return;
+  }
   if (!r->arg) {
     for (int s = 0; s < r->nstreams; s++) acc[s] = combine1(cg, op, r->kind, r->dt[s], acc[s], x[s]);
     return;

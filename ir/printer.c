@@ -317,7 +317,7 @@ static void print_op_at(Printer *p, const Op *op, int depth) {
           sb_putc(sb, ')');
         }
       }
-      if (op->kind == OP_SCAN && b->nargs) {
+      if ((op->kind == OP_SCAN || op->kind == OP_REDUCE) && b->nargs) {
         sb_puts(sb, " combine(");
         for (int i = 0; i < b->nargs; i++) {
           if (i) sb_puts(sb, ", ");

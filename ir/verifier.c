@@ -171,6 +171,15 @@ static void check_types(Verifier *v, const Op *op) {
       fail(v, op, "expand_dims operand must be in slice(axis, result layout)");
     break;
   case OP_REDUCE:
+    if (op->attr.combine == COMBINE_REGION) {
+      IrBlock *b = op->nregions == 1 ? op->regions[0] : NULL;
+      Op *y = b ? b->last : NULL;
+      if (!b || op->nresults != op->noperands || b->nargs != 2 * op->noperands || !y || y->kind != OP_YIELD ||
+          y->noperands != op->noperands) {
+        fail(v, op, "reduce's combine region takes 2 x %d scalars and yields %d", op->noperands, op->noperands);
+        break;
+      }
+    }
     if (v->layouts && rt->rank && rt->layout != lay_slice(c, op->attr.axis, o[0]->type->layout))
       fail(v, op, "reduce result must be in slice(axis, operand layout)");
     break;

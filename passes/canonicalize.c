@@ -581,7 +581,7 @@ static bool region_removable(const IrBlock *b) {
 /* Could op disappear if nothing used its results? */
 static bool removable(const Op *op) {
   if (op->kind == OP_LOAD) return !op->attr.is_volatile;
-  if (op->kind == OP_FOR || op->kind == OP_IF || op->kind == OP_SCAN) {
+  if (op->kind == OP_FOR || op->kind == OP_IF || op->kind == OP_SCAN || op->kind == OP_REDUCE) {
     for (int r = 0; r < op->nregions; r++)
       if (!region_removable(op->regions[r])) return false;
     return true;

@@ -362,34 +362,79 @@ SVal *b_cumprod(Spec *s, SVal **v, CallArgs *a) {
   return scan(s, args, a, COMBINE_PROD, "cumprod");
 }
 
+/* Inline `fn` once into op's region (its one block) on 2 x n scalar block
+ * arguments of the element types of xs (lhs..., rhs...) and end it with a
+ * yield of its n values, cast to those types.  False (reported) when the
+ * function does not return n scalars. */
+enum { SCAN_MAX_INPUTS = 4 };
+static bool combine_region(Spec *s, Op *op, FuncDef *fn, Value **xs, int n, Loc loc, Loc fnloc) {
+  IrBlock *body = op->regions[0];
+  SVal *args[2 * SCAN_MAX_INPUTS];
+  for (int k = 0; k < 2 * n; k++)
+    args[k] = sv_tensor(s, ir_block_add_arg(s->m, s->f, body, val_elem(s, xs[k % n])));
+  IrBuilder saved = s->b;
+  irb_init(&s->b, s->m, s->f, body);
+  s->b.loc = loc;
+  SVal *r = spec_call_function(s, fn, args, 2 * n, NULL, NULL, 0, fnloc);
+  Value *ys[SCAN_MAX_INPUTS];
+  bool ok = !is_poison(r);
+  if (ok && (r->kind == SV_TUPLE ? r->n : 1) != n) {
+    spec_error(s, fnloc, "combine_fn '%s' must return %d value%s, one per input tensor", fn->name, n,
+               n == 1 ? "" : "s");
+    ok = false;
+  }
+  for (int i = 0; ok && i < n; i++) {
+    SVal *ri = r->kind == SV_TUPLE ? r->items[i] : r;
+    Value *y = sv_to_value_as(s, ri, val_elem(s, xs[i]), loc);
+    if (y && y->type->rank) {
+      spec_error(s, fnloc, "combine_fn '%s' must return scalars: it gets one element of each input", fn->name);
+      y = NULL;
+    }
+    if (y && y->type != val_elem(s, xs[i])) y = spec_cast(s, y, val_elem(s, xs[i]), loc);
+    ys[i] = y;
+    ok = y != NULL;
+  }
+  if (ok) irb_op(&s->b, OP_YIELD, ys, n, NULL);
+  s->b = saved;
+  return ok;
+}
+
+/* The tensors of `input` (one, or a tuple of 1 to SCAN_MAX_INPUTS of one
+ * shape) into xs; their count, or 0 (reported). */
+static int combine_inputs(Spec *s, SVal *in, Loc loc, const char *name, Value **xs) {
+  bool tuple = in->kind == SV_TUPLE;
+  int n = tuple ? in->n : 1;
+  if (n < 1 || n > SCAN_MAX_INPUTS) {
+    spec_error(s, loc, "tl.%s takes 1 to %d tensors, not %d", name, SCAN_MAX_INPUTS, n);
+    return 0;
+  }
+  for (int i = 0; i < n; i++) {
+    xs[i] = bi_need_tensor(s, tuple ? in->items[i] : in, loc, "input");
+    if (!xs[i]) return 0;
+    if (xs[i]->type->rank == 0) {
+      spec_error(s, loc, "tl.%s needs tensors, not scalars", name);
+      return 0;
+    }
+    if (i && (xs[i]->type->rank != xs[0]->type->rank ||
+              memcmp(xs[i]->type->shape, xs[0]->type->shape, sizeof(int64_t) * (size_t)xs[0]->type->rank))) {
+      spec_error(s, loc, "tl.%s's tensors must have one shape", name);
+      return 0;
+    }
+  }
+  return n;
+}
+
 /* tl.associative_scan(input, axis, combine_fn, reverse=False): input a
  * tensor or a tuple of up to 4 tensors of one shape; combine_fn a @jit
  * function of 2 x N scalars (lhs..., rhs...) returning N values.  The
  * function is inlined once, on scalar block arguments, into the SCAN's
  * combine region; its values are cast to the element types (as Triton's
  * scan requires them). */
-enum { SCAN_MAX_INPUTS = 4 };
 SVal *b_associative_scan(Spec *s, SVal **v, CallArgs *a) {
   bool tuple = v[0]->kind == SV_TUPLE;
-  int n = tuple ? v[0]->n : 1;
-  if (n < 1 || n > SCAN_MAX_INPUTS) {
-    spec_error(s, bi_argloc(a, 0), "tl.associative_scan takes 1 to %d tensors, not %d", SCAN_MAX_INPUTS, n);
-    return s->poison;
-  }
   Value *xs[SCAN_MAX_INPUTS];
-  for (int i = 0; i < n; i++) {
-    xs[i] = bi_need_tensor(s, tuple ? v[0]->items[i] : v[0], bi_argloc(a, 0), "input");
-    if (!xs[i]) return s->poison;
-    if (xs[i]->type->rank == 0) {
-      spec_error(s, bi_argloc(a, 0), "tl.associative_scan needs tensors, not scalars");
-      return s->poison;
-    }
-    if (i && (xs[i]->type->rank != xs[0]->type->rank ||
-              memcmp(xs[i]->type->shape, xs[0]->type->shape, sizeof(int64_t) * (size_t)xs[0]->type->rank))) {
-      spec_error(s, bi_argloc(a, 0), "tl.associative_scan's tensors must have one shape");
-      return s->poison;
-    }
-  }
+  int n = combine_inputs(s, v[0], bi_argloc(a, 0), "associative_scan", xs);
+  if (!n) return s->poison;
   int64_t ax;
   if (!sv_const_int(s, v[1], bi_argloc(a, 1), "axis", &ax)) return s->poison;
   int axis = bi_norm_axis(s, ax, xs[0]->type->rank, bi_argloc(a, 1));
@@ -409,41 +454,71 @@ SVal *b_associative_scan(Spec *s, SVal **v, CallArgs *a) {
   for (int i = 0; i < n; i++) rts[i] = xs[i]->type;
   Op *op = ir_op_new(s->m, s->f, OP_SCAN, a->loc, xs, n, rts, n, 1);
   op->attr.axis = axis, op->attr.combine = COMBINE_REGION, op->attr.reverse = rev;
-  IrBlock *body = op->regions[0];
-  SVal *args[2 * SCAN_MAX_INPUTS];
-  for (int k = 0; k < 2 * n; k++)
-    args[k] = sv_tensor(s, ir_block_add_arg(s->m, s->f, body, val_elem(s, xs[k % n])));
-  IrBuilder saved = s->b;
-  irb_init(&s->b, s->m, s->f, body);
-  s->b.loc = a->loc;
-  SVal *r = spec_call_function(s, v[2]->fn, args, 2 * n, NULL, NULL, 0, bi_argloc(a, 2));
-  Value *ys[SCAN_MAX_INPUTS];
-  bool ok = !is_poison(r);
-  if (ok && (r->kind == SV_TUPLE) != tuple && !(tuple && n == 1)) ok = false;
-  if (ok && tuple && r->n != n) ok = false;
-  if (!ok && !is_poison(r))
-    spec_error(s, bi_argloc(a, 2), "combine_fn '%s' must return %d value%s, one per input tensor", v[2]->fn->name,
-               n, n == 1 ? "" : "s");
-  for (int i = 0; ok && i < n; i++) {
-    SVal *ri = r->kind == SV_TUPLE ? r->items[i] : r;
-    Value *y = sv_to_value_as(s, ri, val_elem(s, xs[i]), a->loc);
-    if (y && y->type->rank) {
-      spec_error(s, bi_argloc(a, 2), "combine_fn '%s' must return scalars: it gets one element of each input",
-                 v[2]->fn->name);
-      y = NULL;
-    }
-    if (y && y->type != val_elem(s, xs[i])) y = spec_cast(s, y, val_elem(s, xs[i]), a->loc);
-    ys[i] = y;
-    ok = y != NULL;
-  }
-  if (ok) irb_op(&s->b, OP_YIELD, ys, n, NULL);
-  s->b = saved;
-  if (!ok) return s->poison;
+  if (!combine_region(s, op, v[2]->fn, xs, n, a->loc, bi_argloc(a, 2))) return s->poison;
   irb_insert(&s->b, op);
   if (!tuple) return sv_tensor(s, op->results[0]);
   SVal *items[SCAN_MAX_INPUTS];
   for (int i = 0; i < n; i++) items[i] = sv_tensor(s, op->results[i]);
   return sv_tuple(s, items, n, false);
+}
+
+/* tl.reduce(input, axis, combine_fn, keep_dims=False): input and
+ * combine_fn as for tl.associative_scan; one REDUCE per axis reduced (all
+ * of them, last first, when axis is None), each with the function inlined
+ * into its combine region.  The order of the combines is the butterfly's:
+ * as in Triton, combine_fn must be commutative as well as associative. */
+SVal *b_reduce(Spec *s, SVal **v, CallArgs *a) {
+  bool tuple = v[0]->kind == SV_TUPLE;
+  Value *xs[SCAN_MAX_INPUTS];
+  int n = combine_inputs(s, v[0], bi_argloc(a, 0), "reduce", xs);
+  if (!n) return s->poison;
+  int rank = xs[0]->type->rank, first = 0, last = rank - 1;
+  if (v[1] && v[1]->kind != SV_NONE) {
+    int64_t ax;
+    if (!sv_const_int(s, v[1], bi_argloc(a, 1), "axis", &ax)) return s->poison;
+    first = last = bi_norm_axis(s, ax, rank, bi_argloc(a, 1));
+    if (first < 0) return s->poison;
+  }
+  if (is_poison(v[2])) return s->poison;
+  if (v[2]->kind != SV_FUNC) {
+    spec_error(s, bi_argloc(a, 2), "combine_fn must be a @triton.jit function");
+    return s->poison;
+  }
+  bool keep = false;
+  if (v[3] && v[3]->kind != SV_NONE && !sv_truthy(s, v[3], bi_argloc(a, 3), &keep)) {
+    spec_error(s, bi_argloc(a, 3), "keep_dims must be a constexpr bool");
+    return s->poison;
+  }
+  for (int axis = last; axis >= first; axis--) {
+    const Type *t = xs[0]->type;
+    int64_t shape[IR_MAX_RANK];
+    for (int i = 0, j = 0; i < t->rank; i++)
+      if (i != axis) shape[j++] = t->shape[i];
+    const Type *rts[SCAN_MAX_INPUTS];
+    for (int i = 0; i < n; i++) rts[i] = ty_tensor(bi_ctx(s), val_elem(s, xs[i]), t->rank - 1, shape, NULL);
+    spec_at(s, a->loc);
+    Op *op = ir_op_new(s->m, s->f, OP_REDUCE, a->loc, xs, n, rts, n, 1);
+    op->attr.axis = axis, op->attr.combine = COMBINE_REGION;
+    if (!combine_region(s, op, v[2]->fn, xs, n, a->loc, bi_argloc(a, 2))) return s->poison;
+    irb_insert(&s->b, op);
+    for (int i = 0; i < n; i++) xs[i] = op->results[i];
+  }
+  SVal *items[SCAN_MAX_INPUTS];
+  for (int i = 0; i < n; i++) {
+    Value *r = xs[i];
+    if (keep) {
+      spec_at(s, a->loc);
+      if (first != last || r->type->rank == 0) {
+        int64_t ones[IR_MAX_RANK] = {1, 1, 1, 1};
+        int kr = first != last ? rank : 1;
+        if (r->type->rank == 0) r = irb_splat(&s->b, r, ty_tensor(bi_ctx(s), val_elem(s, r), kr, ones, NULL));
+      } else {
+        r = irb_expand_dims(&s->b, r, first);
+      }
+    }
+    items[i] = sv_tensor(s, r);
+  }
+  return tuple ? sv_tuple(s, items, n, false) : items[0];
 }
 
 static SVal *maxmin_reduce(Spec *s, SVal **v, CallArgs *a, bool is_max) {

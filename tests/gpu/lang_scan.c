@@ -8,6 +8,8 @@
  *            recurrence h = a * h_prev + b on (a, b) pairs forward and
  *            reversed (not commutative), a running max with its index
  *   user_2d  the recurrence along axis 0, the running max's index along 1
+ *   user_reduce  tl.reduce with @jit combines: row sums, row argmaxes on
+ *            (value, index) pairs, column maxima, the total (axis=None)
  * The inputs are chosen so every result is exact in fp32 whatever the order
  * of the additions: sums of multiples of 1/8 in [-1, 1), products of 1, -1,
  * 2 and 1/2.  Exit 77 (skipped) without a GPU. */
@@ -191,6 +193,42 @@ static void user_2d(Ex *ex, int tiles, int m, int n) {
   ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
 }
 
+static void user_reduce(Ex *ex, int tiles, int m, int n) {
+  size_t mn = (size_t)m * n, tot = (size_t)tiles * mn, per = (size_t)(2 * m + n + 1);
+  float *x, *p;
+  tlc_devptr dx, dp;
+  inputs(ex, tot, &x, &p, &dx, &dp);
+  double *ref = ex_xmalloc((size_t)tiles * per * sizeof(double));
+  for (int t = 0; t < tiles; t++) {
+    const float *xt = x + (size_t)t * mn;
+    double *o = ref + (size_t)t * per, total = 0;
+    for (int j = 0; j < n; j++) o[2 * m + j] = xt[j];
+    for (int i = 0; i < m; i++) {
+      double sum = 0, best = 0;
+      int bi = 0;
+      for (int j = 0; j < n; j++) {
+        double v = xt[(size_t)i * n + j];
+        sum += v;
+        if (j == 0 || v > best) best = v, bi = j;
+        if (v > o[2 * m + j]) o[2 * m + j] = v;
+      }
+      o[i] = sum, o[m + i] = bi, total += sum;
+    }
+    o[2 * m + n] = total;
+  }
+  ExOut o = ex_out_alloc(ex, (size_t)tiles * per * sizeof(float));
+  ExSig sig;
+  ex_sig_init(&sig);
+  ex_sig_ptr(&sig, "fp32", dx);
+  ex_sig_ptr(&sig, "fp32", o.p);
+  ex_sig_const_int(&sig, m);
+  ex_sig_const_int(&sig, n);
+  char size[32];
+  snprintf(size, sizeof size, "%dx%dx%d", tiles, m, n);
+  run(ex, "user_reduce", size, &sig, &o, ref, (size_t)tiles * per, (unsigned)tiles, tot / 2);
+  ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
+}
+
 int main(int argc, char **argv) {
   Ex ex;
   ex_open(&ex, argc, argv, "gpu_lang_scan");
@@ -206,5 +244,8 @@ int main(int argc, char **argv) {
   user_1d(&ex, 2, 4096);
   user_2d(&ex, 3, 16, 64);
   user_2d(&ex, 2, 128, 128);
+  user_reduce(&ex, 5, 16, 32);
+  user_reduce(&ex, 3, 64, 128);
+  user_reduce(&ex, 2, 256, 64);
   return ex_finish(&ex);
 }
