@@ -183,6 +183,9 @@ static void check_types(Verifier *v, const Op *op) {
     if (v->layouts && rt->rank && rt->layout != lay_slice(c, op->attr.axis, o[0]->type->layout))
       fail(v, op, "reduce result must be in slice(axis, operand layout)");
     break;
+  case OP_FLIP:
+    if (o[0]->type != rt || op->attr.axis >= rt->rank) fail(v, op, "flip keeps the type and flips one of its dims");
+    break;
   case OP_SCAN:
     if (op->noperands < 1 || op->noperands != op->nresults) { fail(v, op, "scan has one result per operand"); break; }
     if (o[0]->type->rank < 1 || op->attr.axis >= o[0]->type->rank) { fail(v, op, "scan axis out of the operand's rank"); break; }

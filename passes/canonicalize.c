@@ -356,6 +356,9 @@ static Value *fold(Canon *C, Op *op) {
       for (int d = 0; d < rt->rank; d++)
         if (op->attr.perm[d] != d) return NULL;
     return o[0];
+  case OP_FLIP: /* a splat constant, or a dim of one element, reads the same flipped */
+    if (const_moved(o[0], &c)) return make_const(C, op, rt, c);
+    return rt && rt->rank > op->attr.axis && rt->shape[op->attr.axis] == 1 ? o[0] : NULL;
   case OP_CONVERT_LAYOUT:
     if (o[0]->def && o[0]->def->kind == OP_CONVERT_LAYOUT) {
       op->operands[0] = o[0]->def->operands[0]; /* convert(convert(x)) = convert(x) */

@@ -134,7 +134,7 @@ static void relate(Lay *L, Op *op) {
     for (int k = 0; k < op->nresults; k++) edge_eq(L, o[0], r[k]);
     break;
   case OP_TRANS: edge_perm(L, o[0], r[0], op->attr.perm); break;
-  case OP_BROADCAST: case OP_ASSUME: edge_eq(L, o[0], r[0]); break;
+  case OP_BROADCAST: case OP_ASSUME: case OP_FLIP: edge_eq(L, o[0], r[0]); break;
   case OP_LOAD:
     for (int i = 0; i < 3; i++) edge_eq(L, o[i], r[0]);
     for (int i = 0; i < 3; i++) edge_eq(L, o[i], r[0]);
@@ -521,7 +521,7 @@ static void fix_op(Lay *L, Op *op) {
     need_result(L, op, 0, lay_permute(L->ctx, src, op->attr.perm));
     break;
   }
-  case OP_BROADCAST: case OP_ASSUME: need(L, op, 0, rl); break;
+  case OP_BROADCAST: case OP_ASSUME: case OP_FLIP: need(L, op, 0, rl); break;
   case OP_LOAD:
     for (int i = 0; i < 3; i++) need(L, op, i, rl);
     break;

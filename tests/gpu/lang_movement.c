@@ -1,0 +1,100 @@
+/* lang_movement — tl.flip, tl.join, tl.split, tl.interleave and tl.ravel
+ * (lang_movement.tile) on the GPU against a CPU reference, through the
+ * examples' harness (poisoned outputs with guard zones, a re-run that must
+ * give the same bits):
+ *   movement  per M x N tile: flips along both dims, split(join(x, y)),
+ *             interleave, ravel, join
+ *   flip_1d   rows of 32 to 4096 (registers, lanes and warps along the axis)
+ * The results are the inputs moved, so they are compared exactly.  Exit 77
+ * (skipped) without a GPU. */
+#include "examples/common/host.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char TILE[] = "../tests/gpu/lang_movement.tile";
+
+static float *inputs(Ex *ex, size_t n, tlc_devptr *d) {
+  float *x = ex_xmalloc(n * sizeof(float));
+  ex_fill_f32(&ex->rng, x, n, -1, 1);
+  *d = ex_alloc(ex, n * sizeof(float));
+  ex_upload(ex, *d, x, n * sizeof(float));
+  return x;
+}
+
+static void run(Ex *ex, const char *kernel, const char *size, const ExSig *sig, const ExOut *o,
+                const double *ref, size_t nout, unsigned grid, size_t nin) {
+  ExCase ec = {
+      .label = kernel, .size = size, .tile = TILE, .kernel = kernel, .sig = sig,
+      .grid = {grid, 1, 1}, .out = o->p, .out_elems = nout, .elem = EX_F32, .ref = ref,
+      .exact = true, .bytes = (double)(nin + nout) * 4,
+  };
+  ex_run_case(ex, &ec, o);
+}
+
+static void movement(Ex *ex, int tiles, int m, int n) {
+  size_t mn = (size_t)m * n, tot = (size_t)tiles * mn;
+  tlc_devptr dx, dy;
+  float *x = inputs(ex, tot, &dx), *y = inputs(ex, tot, &dy);
+  double *ref = ex_xmalloc(tot * 9 * sizeof(double));
+  for (int t = 0; t < tiles; t++) {
+    const float *xt = x + (size_t)t * mn, *yt = y + (size_t)t * mn;
+    double *o = ref + (size_t)t * 9 * mn;
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < n; j++) {
+        size_t k = (size_t)i * n + j;
+        o[k] = xt[(size_t)(m - 1 - i) * n + j];
+        o[mn + k] = xt[(size_t)i * n + (n - 1 - j)];
+        o[2 * mn + k] = xt[k];
+        o[3 * mn + k] = yt[k];
+        o[4 * mn + (size_t)i * 2 * n + 2 * j] = xt[k];
+        o[4 * mn + (size_t)i * 2 * n + 2 * j + 1] = yt[k];
+        o[6 * mn + k] = xt[k];
+        o[7 * mn + 2 * k] = xt[k];
+        o[7 * mn + 2 * k + 1] = yt[k];
+      }
+  }
+  ExOut o = ex_out_alloc(ex, tot * 9 * sizeof(float));
+  ExSig sig;
+  ex_sig_init(&sig);
+  ex_sig_ptr(&sig, "fp32", dx);
+  ex_sig_ptr(&sig, "fp32", dy);
+  ex_sig_ptr(&sig, "fp32", o.p);
+  ex_sig_const_int(&sig, m);
+  ex_sig_const_int(&sig, n);
+  char size[32];
+  snprintf(size, sizeof size, "%dx%dx%d", tiles, m, n);
+  run(ex, "movement", size, &sig, &o, ref, tot * 9, (unsigned)tiles, 2 * tot);
+  ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dy), free(x), free(y), free(ref);
+}
+
+static void flip_1d(Ex *ex, int rows, int n) {
+  size_t tot = (size_t)rows * n;
+  tlc_devptr dx;
+  float *x = inputs(ex, tot, &dx);
+  double *ref = ex_xmalloc(tot * sizeof(double));
+  for (int r = 0; r < rows; r++)
+    for (int j = 0; j < n; j++) ref[(size_t)r * n + j] = x[(size_t)r * n + (n - 1 - j)];
+  ExOut o = ex_out_alloc(ex, tot * sizeof(float));
+  ExSig sig;
+  ex_sig_init(&sig);
+  ex_sig_ptr(&sig, "fp32", dx);
+  ex_sig_ptr(&sig, "fp32", o.p);
+  ex_sig_const_int(&sig, n);
+  char size[32];
+  snprintf(size, sizeof size, "%dx%d", rows, n);
+  run(ex, "flip_1d", size, &sig, &o, ref, tot, (unsigned)rows, tot);
+  ex_out_free(ex, &o), ex_free(ex, dx), free(x), free(ref);
+}
+
+int main(int argc, char **argv) {
+  Ex ex;
+  ex_open(&ex, argc, argv, "gpu_lang_movement");
+  movement(&ex, 3, 16, 32);
+  movement(&ex, 2, 64, 64);
+  movement(&ex, 4, 8, 4);
+  flip_1d(&ex, 5, 32);
+  flip_1d(&ex, 3, 1024);
+  flip_1d(&ex, 2, 4096);
+  return ex_finish(&ex);
+}
