@@ -325,7 +325,7 @@ typedef enum FpRounding { ROUND_RTNE, ROUND_RTZ } FpRounding;
 typedef struct OpAttrs {
   int64_t ival;            /* CONSTANT (ints, i1) */
   double fval;             /* CONSTANT (floats) */
-  int axis;                /* PROGRAM_ID, NUM_PROGRAMS, EXPAND_DIMS, REDUCE, SCAN, FLIP */
+  int axis;                /* PROGRAM_ID, NUM_PROGRAMS, EXPAND_DIMS, REDUCE, SCAN, FLIP, GATHER */
   int64_t start, end;      /* ARANGE */
   int perm[IR_MAX_RANK];   /* TRANS */
   CmpPred pred;            /* CMP */

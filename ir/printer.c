@@ -125,7 +125,7 @@ static void print_attrs(Printer *p, const Op *op) {
   sb_init(&at);
 #define SEP() (at.len ? ", " : "")
   switch (op->kind) {
-  case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: case OP_EXPAND_DIMS: case OP_FLIP:
+  case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: case OP_EXPAND_DIMS: case OP_FLIP: case OP_GATHER:
     sb_printf(&at, "axis=%d", a->axis);
     break;
   case OP_REDUCE:

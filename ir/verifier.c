@@ -183,6 +183,18 @@ static void check_types(Verifier *v, const Op *op) {
     if (v->layouts && rt->rank && rt->layout != lay_slice(c, op->attr.axis, o[0]->type->layout))
       fail(v, op, "reduce result must be in slice(axis, operand layout)");
     break;
+  case OP_GATHER: {
+    const Type *st = o[0]->type, *it = o[1]->type;
+    if (!dt_is_int(it->dtype) || it->rank != st->rank || op->attr.axis >= st->rank || !same_shape(it, rt) ||
+        ty_elem(c, rt) != ty_elem(c, st)) {
+      fail(v, op, "gather: an integer index of src's rank, the result of the index's shape and src's dtype");
+      break;
+    }
+    for (int d = 0; d < st->rank; d++)
+      if (d != op->attr.axis && it->shape[d] != st->shape[d]) fail(v, op, "gather: index and src differ off the axis");
+    check_layout_eq(v, op, o[1], op->results[0]);
+    break;
+  }
   case OP_FLIP:
     if (o[0]->type != rt || op->attr.axis >= rt->rank) fail(v, op, "flip keeps the type and flips one of its dims");
     break;

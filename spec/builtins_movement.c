@@ -1,7 +1,7 @@
 /* builtins_movement.c — builtins that move elements without computing:
- * tl.flip, tl.join, tl.split, tl.interleave, tl.ravel.
+ * tl.flip, tl.join, tl.split, tl.interleave, tl.ravel, tl.gather.
  *
- * flip is its own op (FLIP); the others are exact compositions of existing
+ * flip and gather are ops of their own (FLIP, GATHER); the others are exact compositions of existing
  * ops: join selects between its two operands broadcast along a new last dim
  * of 2; split takes each half back out by an xor-reduction of the element's
  * bits with the other half masked to zero (bit-exact: -0.0 and NaN payloads
@@ -143,4 +143,38 @@ SVal *b_ravel(Spec *s, SVal **v, CallArgs *a) {
   if (x->type->rank == 0) return sv_tensor(s, irb_splat(&s->b, x, t));
   if (x->type->rank == 1) return sv_tensor(s, x);
   return sv_tensor(s, irb_op(&s->b, OP_RESHAPE, &x, 1, t)->results[0]);
+}
+
+/* gather(src, index, axis): the result has index's shape and src's dtype;
+ * index is an integer tensor of src's rank matching src off the axis. */
+SVal *b_gather(Spec *s, SVal **v, CallArgs *a) {
+  Value *x = bi_need_tensor(s, v[0], bi_argloc(a, 0), "src");
+  Value *i = bi_need_tensor(s, v[1], bi_argloc(a, 1), "index");
+  if (!x || !i) return s->poison;
+  if (!dt_is_int(val_elem(s, i)->dtype) || val_elem(s, i)->dtype == DT_I1) {
+    spec_error(s, bi_argloc(a, 1), "tl.gather's index must be an integer tensor");
+    return s->poison;
+  }
+  int r = x->type->rank;
+  if (r == 0 || i->type->rank != r) {
+    spec_error(s, a->loc, "tl.gather needs src and index tensors of one rank, not %d and %d", r, i->type->rank);
+    return s->poison;
+  }
+  int64_t ax;
+  if (!sv_const_int(s, v[2], bi_argloc(a, 2), "axis", &ax)) return s->poison;
+  int axis = bi_norm_axis(s, ax, r, bi_argloc(a, 2));
+  if (axis < 0) return s->poison;
+  for (int d = 0; d < r; d++)
+    if (d != axis && x->type->shape[d] != i->type->shape[d]) {
+      spec_error(s, a->loc, "tl.gather's src and index must have one size off the axis: dim %d is %lld and %lld", d,
+                 (long long)x->type->shape[d], (long long)i->type->shape[d]);
+      return s->poison;
+    }
+  spec_at(s, a->loc);
+  Value *ops[2] = {x, i};
+  const Type *rt = ty_with_elem(bi_ctx(s), i->type, val_elem(s, x));
+  Op *op = ir_op_new(s->m, s->f, OP_GATHER, a->loc, ops, 2, &rt, 1, 0);
+  op->attr.axis = axis;
+  irb_insert(&s->b, op);
+  return sv_tensor(s, op->results[0]);
 }

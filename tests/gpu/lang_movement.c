@@ -5,10 +5,12 @@
  *   movement  per M x N tile: flips along both dims, split(join(x, y)),
  *             interleave, ravel, join
  *   flip_1d   rows of 32 to 4096 (registers, lanes and warps along the axis)
+ *   gather_2d tl.gather along axis 1 and axis 0 with random indices
  * The results are the inputs moved, so they are compared exactly.  Exit 77
  * (skipped) without a GPU. */
 #include "examples/common/host.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -87,6 +89,46 @@ static void flip_1d(Ex *ex, int rows, int n) {
   ex_out_free(ex, &o), ex_free(ex, dx), free(x), free(ref);
 }
 
+static void gather_2d(Ex *ex, int tiles, int m, int n, int k) {
+  size_t mn = (size_t)m * n, per = (size_t)m * k + (size_t)k * n;
+  tlc_devptr dx;
+  float *x = inputs(ex, (size_t)tiles * mn, &dx);
+  int32_t *idx = ex_xmalloc((size_t)tiles * per * sizeof(int32_t));
+  double *ref = ex_xmalloc((size_t)tiles * per * sizeof(double));
+  for (int t = 0; t < tiles; t++) {
+    const float *xt = x + (size_t)t * mn;
+    int32_t *it = idx + (size_t)t * per;
+    double *o = ref + (size_t)t * per;
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < k; j++) {
+        size_t q = (size_t)i * k + j;
+        it[q] = (int32_t)(ex_rng_next(&ex->rng) % (uint64_t)n);
+        o[q] = xt[(size_t)i * n + it[q]];
+      }
+    for (int i = 0; i < k; i++)
+      for (int j = 0; j < n; j++) {
+        size_t q = (size_t)m * k + (size_t)i * n + j;
+        it[q] = (int32_t)(ex_rng_next(&ex->rng) % (uint64_t)m);
+        o[q] = xt[(size_t)it[q] * n + j];
+      }
+  }
+  tlc_devptr di = ex_alloc(ex, (size_t)tiles * per * sizeof(int32_t));
+  ex_upload(ex, di, idx, (size_t)tiles * per * sizeof(int32_t));
+  ExOut o = ex_out_alloc(ex, (size_t)tiles * per * sizeof(float));
+  ExSig sig;
+  ex_sig_init(&sig);
+  ex_sig_ptr(&sig, "fp32", dx);
+  ex_sig_ptr(&sig, "i32", di);
+  ex_sig_ptr(&sig, "fp32", o.p);
+  ex_sig_const_int(&sig, m);
+  ex_sig_const_int(&sig, n);
+  ex_sig_const_int(&sig, k);
+  char size[40];
+  snprintf(size, sizeof size, "%dx%dx%d/%d", tiles, m, n, k);
+  run(ex, "gather_2d", size, &sig, &o, ref, (size_t)tiles * per, (unsigned)tiles, (size_t)tiles * (mn + per));
+  ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, di), free(x), free(idx), free(ref);
+}
+
 int main(int argc, char **argv) {
   Ex ex;
   ex_open(&ex, argc, argv, "gpu_lang_movement");
@@ -96,5 +138,7 @@ int main(int argc, char **argv) {
   flip_1d(&ex, 5, 32);
   flip_1d(&ex, 3, 1024);
   flip_1d(&ex, 2, 4096);
+  gather_2d(&ex, 3, 16, 32, 8);
+  gather_2d(&ex, 2, 64, 128, 64);
   return ex_finish(&ex);
 }
