@@ -119,6 +119,7 @@ static void lower_op(CgCtx *cg, Op *op) {
   case OP_SCAN: cg_lower_scan(cg, op); return;
   case OP_FLIP: cg_lower_flip(cg, op); return;
   case OP_GATHER: cg_lower_gather(cg, op); return;
+  case OP_HISTOGRAM: cg_lower_histogram(cg, op); return;
   case OP_DOT: cg_lower_dot(cg, op); return;
   case OP_LOCAL_LOAD: cg_lower_local_load(cg, op); return;
   case OP_DOT_WAIT: cg_lower_dot_wait(cg, op); return;

@@ -183,6 +183,13 @@ static void check_types(Verifier *v, const Op *op) {
     if (v->layouts && rt->rank && rt->layout != lay_slice(c, op->attr.axis, o[0]->type->layout))
       fail(v, op, "reduce result must be in slice(axis, operand layout)");
     break;
+  case OP_HISTOGRAM:
+    if (o[0]->type->rank != 1 || !dt_is_int(o[0]->type->dtype) || o[0]->type->dtype == DT_I1 || rt->rank != 1 ||
+        rt->dtype != DT_I32)
+      fail(v, op, "histogram counts a 1-D integer tensor into a 1-D i32 tensor");
+    if (o[1] && (o[1]->type->dtype != DT_I1 || !same_shape(o[1]->type, o[0]->type))) fail(v, op, "histogram mask must be i1 of the input's shape");
+    check_layout_eq(v, op, o[0], o[1]);
+    break;
   case OP_GATHER: {
     const Type *st = o[0]->type, *it = o[1]->type;
     if (!dt_is_int(it->dtype) || it->rank != st->rank || op->attr.axis >= st->rank || !same_shape(it, rt) ||
@@ -376,7 +383,7 @@ static void verify_block(Verifier *v, const IrBlock *b) {
     for (int i = 0; i < op->noperands; i++) {
       const Value *o = op->operands[i];
       bool optional = (optional_ok && i > 0) || (op->kind == OP_LOCAL_ALLOC && i == 0) ||
-                      (op->kind == OP_ASYNC_COPY && i >= 2);
+                      (op->kind == OP_ASYNC_COPY && i >= 2) || (op->kind == OP_HISTOGRAM && i == 1);
       if (!o) {
         if (!optional) fail(v, op, "operand %d is missing", i);
         continue;

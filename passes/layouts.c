@@ -136,6 +136,7 @@ static void relate(Lay *L, Op *op) {
   case OP_TRANS: edge_perm(L, o[0], r[0], op->attr.perm); break;
   case OP_BROADCAST: case OP_ASSUME: case OP_FLIP: edge_eq(L, o[0], r[0]); break;
   case OP_GATHER: edge_eq(L, o[1], r[0]); break; /* src keeps its own layout */
+  case OP_HISTOGRAM: edge_eq(L, o[0], o[1]); break; /* the counts have a layout of their own */
   case OP_LOAD:
     for (int i = 0; i < 3; i++) edge_eq(L, o[i], r[0]);
     for (int i = 0; i < 3; i++) edge_eq(L, o[i], r[0]);
@@ -524,6 +525,7 @@ static void fix_op(Lay *L, Op *op) {
   }
   case OP_BROADCAST: case OP_ASSUME: case OP_FLIP: need(L, op, 0, rl); break;
   case OP_GATHER: need(L, op, 1, rl); break;
+  case OP_HISTOGRAM: need(L, op, 1, o[0]->type->layout); break;
   case OP_LOAD:
     for (int i = 0; i < 3; i++) need(L, op, i, rl);
     break;

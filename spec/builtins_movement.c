@@ -1,7 +1,8 @@
 /* builtins_movement.c — builtins that move elements without computing:
- * tl.flip, tl.join, tl.split, tl.interleave, tl.ravel, tl.gather.
+ * tl.flip, tl.join, tl.split, tl.interleave, tl.ravel, tl.gather, and
+ * tl.histogram (which counts, but moves each element into its bin).
  *
- * flip and gather are ops of their own (FLIP, GATHER); the others are exact compositions of existing
+ * flip, gather and histogram are ops of their own; the others are exact compositions of existing
  * ops: join selects between its two operands broadcast along a new last dim
  * of 2; split takes each half back out by an xor-reduction of the element's
  * bits with the other half masked to zero (bit-exact: -0.0 and NaN payloads
@@ -175,6 +176,39 @@ SVal *b_gather(Spec *s, SVal **v, CallArgs *a) {
   const Type *rt = ty_with_elem(bi_ctx(s), i->type, val_elem(s, x));
   Op *op = ir_op_new(s->m, s->f, OP_GATHER, a->loc, ops, 2, &rt, 1, 0);
   op->attr.axis = axis;
+  irb_insert(&s->b, op);
+  return sv_tensor(s, op->results[0]);
+}
+
+/* histogram(input, num_bins, mask=None): i32 counts [num_bins] of the
+ * values 0 .. num_bins-1 in a 1-D integer tensor (other values, and masked
+ * elements, are not counted). */
+SVal *b_histogram(Spec *s, SVal **v, CallArgs *a) {
+  Value *x = bi_need_tensor(s, v[0], bi_argloc(a, 0), "input");
+  if (!x) return s->poison;
+  if (x->type->rank != 1 || !dt_is_int(val_elem(s, x)->dtype) || val_elem(s, x)->dtype == DT_I1) {
+    spec_error(s, bi_argloc(a, 0), "tl.histogram needs a 1-D integer tensor");
+    return s->poison;
+  }
+  int64_t bins;
+  if (!sv_const_int(s, v[1], bi_argloc(a, 1), "num_bins", &bins)) return s->poison;
+  if (!spec_check_block_shape(s, 1, &bins, bi_argloc(a, 1))) return s->poison;
+  Value *ops[2] = {x, NULL};
+  if (v[2] && v[2]->kind != SV_NONE) {
+    Value *m = bi_need_tensor(s, v[2], bi_argloc(a, 2), "mask");
+    if (!m) return s->poison;
+    spec_at(s, a->loc);
+    if (val_elem(s, m)->dtype != DT_I1) m = spec_cast(s, m, ty_scalar(bi_ctx(s), DT_I1), a->loc);
+    if (m && m->type->rank == 0) m = irb_splat(&s->b, m, ty_with_elem(bi_ctx(s), x->type, val_elem(s, m)));
+    if (!m || m->type->rank != 1 || m->type->shape[0] != x->type->shape[0]) {
+      spec_error(s, bi_argloc(a, 2), "tl.histogram's mask must have the input's shape");
+      return s->poison;
+    }
+    ops[1] = m;
+  }
+  spec_at(s, a->loc);
+  const Type *rt = ty_tensor(bi_ctx(s), ty_scalar(bi_ctx(s), DT_I32), 1, &bins, NULL);
+  Op *op = ir_op_new(s->m, s->f, OP_HISTOGRAM, a->loc, ops, 2, &rt, 1, 0);
   irb_insert(&s->b, op);
   return sv_tensor(s, op->results[0]);
 }

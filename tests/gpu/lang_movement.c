@@ -6,6 +6,7 @@
  *             interleave, ravel, join
  *   flip_1d   rows of 32 to 4096 (registers, lanes and warps along the axis)
  *   gather_2d tl.gather along axis 1 and axis 0 with random indices
+ *   histogram tl.histogram of integers partly out of range, and masked
  * The results are the inputs moved, so they are compared exactly.  Exit 77
  * (skipped) without a GPU. */
 #include "examples/common/host.h"
@@ -129,6 +130,36 @@ static void gather_2d(Ex *ex, int tiles, int m, int n, int k) {
   ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, di), free(x), free(idx), free(ref);
 }
 
+static void histogram(Ex *ex, int rows, int n, int bins, int valid) {
+  size_t tot = (size_t)rows * n;
+  int32_t *x = ex_xmalloc(tot * sizeof(int32_t));
+  double *ref = ex_xmalloc((size_t)rows * 2 * bins * sizeof(double));
+  for (size_t i = 0; i < (size_t)rows * 2 * bins; i++) ref[i] = 0;
+  for (int r = 0; r < rows; r++)
+    for (int j = 0; j < n; j++) {
+      int32_t v = (int32_t)(ex_rng_next(&ex->rng) % (uint64_t)(bins + 16)) - 8;
+      x[(size_t)r * n + j] = v;
+      if (v >= 0 && v < bins) {
+        ref[(size_t)r * 2 * bins + v] += 1;
+        if (j < valid) ref[(size_t)r * 2 * bins + bins + v] += 1;
+      }
+    }
+  tlc_devptr dx = ex_alloc(ex, tot * sizeof(int32_t));
+  ex_upload(ex, dx, x, tot * sizeof(int32_t));
+  ExOut o = ex_out_alloc(ex, (size_t)rows * 2 * bins * sizeof(float));
+  ExSig sig;
+  ex_sig_init(&sig);
+  ex_sig_ptr(&sig, "i32", dx);
+  ex_sig_ptr(&sig, "fp32", o.p);
+  ex_sig_int(&sig, valid);
+  ex_sig_const_int(&sig, n);
+  ex_sig_const_int(&sig, bins);
+  char size[40];
+  snprintf(size, sizeof size, "%dx%d/%d", rows, n, bins);
+  run(ex, "histogram", size, &sig, &o, ref, (size_t)rows * 2 * bins, (unsigned)rows, tot);
+  ex_out_free(ex, &o), ex_free(ex, dx), free(x), free(ref);
+}
+
 int main(int argc, char **argv) {
   Ex ex;
   ex_open(&ex, argc, argv, "gpu_lang_movement");
@@ -140,5 +171,8 @@ int main(int argc, char **argv) {
   flip_1d(&ex, 2, 4096);
   gather_2d(&ex, 3, 16, 32, 8);
   gather_2d(&ex, 2, 64, 128, 64);
+  histogram(&ex, 3, 1024, 64, 700);
+  histogram(&ex, 2, 32, 256, 20);
+  histogram(&ex, 2, 4096, 512, 4000);
   return ex_finish(&ex);
 }
