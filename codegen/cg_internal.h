@@ -257,6 +257,7 @@ void cg_load_group(CgCtx *cg, DType d, LLVMValueRef ptr, int g, LLVMValueRef *ou
 void cg_lower_reduce(CgCtx *cg, Op *op);         /* cg_reduce.c */
 void cg_lower_scan(CgCtx *cg, Op *op);           /* cg_scan.c */
 void cg_lower_flip(CgCtx *cg, Op *op);           /* cg_flip.c */
+void cg_lower_sort(CgCtx *cg, Op *op);           /* cg_sort.c */
 void cg_lower_gather(CgCtx *cg, Op *op);         /* cg_gather.c */
 void cg_lower_histogram(CgCtx *cg, Op *op);      /* cg_histogram.c */
 

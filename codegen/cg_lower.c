@@ -118,6 +118,7 @@ static void lower_op(CgCtx *cg, Op *op) {
   case OP_REDUCE: cg_lower_reduce(cg, op); return;
   case OP_SCAN: cg_lower_scan(cg, op); return;
   case OP_FLIP: cg_lower_flip(cg, op); return;
+  case OP_SORT: cg_lower_sort(cg, op); return;
   case OP_GATHER: cg_lower_gather(cg, op); return;
   case OP_HISTOGRAM: cg_lower_histogram(cg, op); return;
   case OP_DOT: cg_lower_dot(cg, op); return;

@@ -330,7 +330,7 @@ typedef struct OpAttrs {
   int perm[IR_MAX_RANK];   /* TRANS */
   CmpPred pred;            /* CMP */
   CombineKind combine;     /* REDUCE, SCAN */
-  bool reverse;            /* SCAN: from the last element along the axis to the first */
+  bool reverse;            /* SCAN: from the last element along the axis to the first; SORT: descending */
   RmwKind rmw;             /* ATOMIC_RMW */
   MemSem sem;              /* atomics */
   MemScope scope;          /* atomics */

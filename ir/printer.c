@@ -131,6 +131,9 @@ static void print_attrs(Printer *p, const Op *op) {
   case OP_REDUCE:
     sb_printf(&at, "axis=%d, combine=%s", a->axis, ir_combine_name(a->combine));
     break;
+  case OP_SORT:
+    sb_printf(&at, "axis=%d%s", a->axis, a->reverse ? ", descending" : "");
+    break;
   case OP_SCAN:
     sb_printf(&at, "axis=%d, combine=%s%s", a->axis, ir_combine_name(a->combine), a->reverse ? ", reverse" : "");
     break;

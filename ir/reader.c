@@ -607,6 +607,7 @@ static const struct {
     A("msg", AK_STR, str, 0, 0),
     A("hex", AK_BOOL, hex, 0, 0),
     A("reverse", AK_BOOL, reverse, 0, 0),
+    A("descending", AK_BOOL, reverse, 0, 0),
     A("smem", AK_INT, smem_offset, 0, 1 << 30),
     A("num_stages", AK_INT, loop.num_stages, 0, 64),
     A("unroll", AK_INT, loop.unroll, 0, 1024),

@@ -202,8 +202,9 @@ static void check_types(Verifier *v, const Op *op) {
     check_layout_eq(v, op, o[1], op->results[0]);
     break;
   }
+  case OP_SORT:
   case OP_FLIP:
-    if (o[0]->type != rt || op->attr.axis >= rt->rank) fail(v, op, "flip keeps the type and flips one of its dims");
+    if (o[0]->type != rt || op->attr.axis >= rt->rank) fail(v, op, "%s keeps the type and works along one of its dims", ir_op_info[op->kind].name);
     break;
   case OP_SCAN:
     if (op->noperands < 1 || op->noperands != op->nresults) { fail(v, op, "scan has one result per operand"); break; }

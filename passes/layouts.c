@@ -134,7 +134,7 @@ static void relate(Lay *L, Op *op) {
     for (int k = 0; k < op->nresults; k++) edge_eq(L, o[0], r[k]);
     break;
   case OP_TRANS: edge_perm(L, o[0], r[0], op->attr.perm); break;
-  case OP_BROADCAST: case OP_ASSUME: case OP_FLIP: edge_eq(L, o[0], r[0]); break;
+  case OP_BROADCAST: case OP_ASSUME: case OP_FLIP: case OP_SORT: edge_eq(L, o[0], r[0]); break;
   case OP_GATHER: edge_eq(L, o[1], r[0]); break; /* src keeps its own layout */
   case OP_HISTOGRAM: edge_eq(L, o[0], o[1]); break; /* the counts have a layout of their own */
   case OP_LOAD:
@@ -523,7 +523,7 @@ static void fix_op(Lay *L, Op *op) {
     need_result(L, op, 0, lay_permute(L->ctx, src, op->attr.perm));
     break;
   }
-  case OP_BROADCAST: case OP_ASSUME: case OP_FLIP: need(L, op, 0, rl); break;
+  case OP_BROADCAST: case OP_ASSUME: case OP_FLIP: case OP_SORT: need(L, op, 0, rl); break;
   case OP_GATHER: need(L, op, 1, rl); break;
   case OP_HISTOGRAM: need(L, op, 1, o[0]->type->layout); break;
   case OP_LOAD:

@@ -196,7 +196,7 @@ static const char *const tensor_methods[] = {
     "min", "argmax", "argmin", "xor_sum", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs",
     "sin", "cos", "floor", "ceil", "erf", "sigmoid", "softmax", "cast", "advance", "store",
     "load", "fma", "cdiv", "where", "multiple_of", "max_contiguous", "atomic_add", "atomic_max",
-    "atomic_min", "cumsum", "cumprod", "associative_scan", "reduce", "flip", "split", "ravel", "gather", "histogram", NULL};
+    "atomic_min", "cumsum", "cumprod", "associative_scan", "reduce", "flip", "split", "ravel", "gather", "histogram", "sort", NULL};
 
 SVal *spec_value_attr(Spec *s, SVal *v, const char *name, Loc loc) {
   if (is_poison(v)) return v;

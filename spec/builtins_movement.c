@@ -1,8 +1,8 @@
 /* builtins_movement.c — builtins that move elements without computing:
- * tl.flip, tl.join, tl.split, tl.interleave, tl.ravel, tl.gather, and
- * tl.histogram (which counts, but moves each element into its bin).
+ * tl.flip, tl.join, tl.split, tl.interleave, tl.ravel, tl.gather, tl.sort,
+ * and tl.histogram (which counts, but moves each element into its bin).
  *
- * flip, gather and histogram are ops of their own; the others are exact compositions of existing
+ * flip, gather, sort and histogram are ops of their own; the others are exact compositions of existing
  * ops: join selects between its two operands broadcast along a new last dim
  * of 2; split takes each half back out by an xor-reduction of the element's
  * bits with the other half masked to zero (bit-exact: -0.0 and NaN payloads
@@ -210,5 +210,33 @@ SVal *b_histogram(Spec *s, SVal **v, CallArgs *a) {
   const Type *rt = ty_tensor(bi_ctx(s), ty_scalar(bi_ctx(s), DT_I32), 1, &bins, NULL);
   Op *op = ir_op_new(s->m, s->f, OP_HISTOGRAM, a->loc, ops, 2, &rt, 1, 0);
   irb_insert(&s->b, op);
+  return sv_tensor(s, op->results[0]);
+}
+
+/* sort(x, dim=None, descending=False): sorted along dim (the last by
+ * default), in the input's type. */
+SVal *b_sort(Spec *s, SVal **v, CallArgs *a) {
+  Value *x = bi_need_tensor(s, v[0], bi_argloc(a, 0), "x");
+  if (!x) return s->poison;
+  if (x->type->rank == 0) {
+    spec_error(s, bi_argloc(a, 0), "tl.sort needs a tensor, not a scalar");
+    return s->poison;
+  }
+  if (val_elem(s, x)->dtype == DT_PTR) {
+    spec_error(s, bi_argloc(a, 0), "tl.sort of pointers is not supported");
+    return s->poison;
+  }
+  int64_t d = x->type->rank - 1;
+  if (v[1] && v[1]->kind != SV_NONE && !sv_const_int(s, v[1], bi_argloc(a, 1), "dim", &d)) return s->poison;
+  int axis = bi_norm_axis(s, d, x->type->rank, bi_argloc(a, 1));
+  if (axis < 0) return s->poison;
+  bool desc = false;
+  if (v[2] && v[2]->kind != SV_NONE && !sv_truthy(s, v[2], bi_argloc(a, 2), &desc)) {
+    spec_error(s, bi_argloc(a, 2), "descending must be a constexpr bool");
+    return s->poison;
+  }
+  spec_at(s, a->loc);
+  Op *op = irb_op(&s->b, OP_SORT, &x, 1, x->type);
+  op->attr.axis = axis, op->attr.reverse = desc;
   return sv_tensor(s, op->results[0]);
 }

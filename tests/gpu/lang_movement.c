@@ -7,6 +7,8 @@
  *   flip_1d   rows of 32 to 4096 (registers, lanes and warps along the axis)
  *   gather_2d tl.gather along axis 1 and axis 0 with random indices
  *   histogram tl.histogram of integers partly out of range, and masked
+ *   sort_2d   tl.sort along rows (float, int32) and columns (descending),
+ *             up to 4096 elements along the axis (registers, lanes, warps)
  * The results are the inputs moved, so they are compared exactly.  Exit 77
  * (skipped) without a GPU. */
 #include "examples/common/host.h"
@@ -160,6 +162,48 @@ static void histogram(Ex *ex, int rows, int n, int bins, int valid) {
   ex_out_free(ex, &o), ex_free(ex, dx), free(x), free(ref);
 }
 
+static int cmp_up(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* len elements of v at stride, sorted (descending: reversed) into ref. */
+static void sorted_ref(const double *v, double *ref, int len, size_t stride, bool desc) {
+  double *t = ex_xmalloc((size_t)len * sizeof(double));
+  for (int j = 0; j < len; j++) t[j] = v[(size_t)j * stride];
+  qsort(t, (size_t)len, sizeof(double), cmp_up);
+  for (int j = 0; j < len; j++) ref[(size_t)j * stride] = t[desc ? len - 1 - j : j];
+  free(t);
+}
+
+static void sort_2d(Ex *ex, int tiles, int m, int n) {
+  size_t mn = (size_t)m * n, tot = (size_t)tiles * mn;
+  tlc_devptr dx;
+  float *x = inputs(ex, tot, &dx);
+  double *ref = ex_xmalloc(tot * 3 * sizeof(double)), *xd = ex_xmalloc(mn * 2 * sizeof(double));
+  for (int t = 0; t < tiles; t++) {
+    const float *xt = x + (size_t)t * mn;
+    double *o = ref + (size_t)t * 3 * mn;
+    for (size_t k = 0; k < mn; k++) xd[k] = xt[k], xd[mn + k] = (double)(int32_t)(xt[k] * 8.0f);
+    for (int i = 0; i < m; i++) {
+      sorted_ref(xd + (size_t)i * n, o + (size_t)i * n, n, 1, false);
+      sorted_ref(xd + mn + (size_t)i * n, o + 2 * mn + (size_t)i * n, n, 1, false);
+    }
+    for (int j = 0; j < n; j++) sorted_ref(xd + j, o + mn + j, m, (size_t)n, true);
+  }
+  ExOut o = ex_out_alloc(ex, tot * 3 * sizeof(float));
+  ExSig sig;
+  ex_sig_init(&sig);
+  ex_sig_ptr(&sig, "fp32", dx);
+  ex_sig_ptr(&sig, "fp32", o.p);
+  ex_sig_const_int(&sig, m);
+  ex_sig_const_int(&sig, n);
+  char size[32];
+  snprintf(size, sizeof size, "%dx%dx%d", tiles, m, n);
+  run(ex, "sort_2d", size, &sig, &o, ref, tot * 3, (unsigned)tiles, tot);
+  ex_out_free(ex, &o), ex_free(ex, dx), free(x), free(xd), free(ref);
+}
+
 int main(int argc, char **argv) {
   Ex ex;
   ex_open(&ex, argc, argv, "gpu_lang_movement");
@@ -174,5 +218,9 @@ int main(int argc, char **argv) {
   histogram(&ex, 3, 1024, 64, 700);
   histogram(&ex, 2, 32, 256, 20);
   histogram(&ex, 2, 4096, 512, 4000);
+  sort_2d(&ex, 3, 16, 32);
+  sort_2d(&ex, 2, 64, 64);
+  sort_2d(&ex, 2, 2, 4096);
+  sort_2d(&ex, 2, 512, 2);
   return ex_finish(&ex);
 }

@@ -1,0 +1,155 @@
+/* cg_sort.c — SORT (tl.sort(x, dim, descending)): a bitonic sorting network
+ * along one axis, for any distributed layout.
+ *
+ * As for scans (cg_scan.c), the axis' coordinate bits are the register,
+ * lane and warp bits whose basis moves along the axis, ordered by basis:
+ * coordinate bit j is axis bit j.  For block sizes 2^k (k = 1 .. m, n = 2^m)
+ * and j = k-1 down to 0, every element meets its partner (coordinate bit j
+ * flipped) and keeps the smaller of the two when its bit j and the block's
+ * direction agree:
+ *
+ *     ascending block  = coordinate bit k clear (all blocks when k = m),
+ *                        inverted for descending=True;
+ *     keep the minimum = (bit j clear) == ascending block.
+ *
+ * Partners are registers of the thread, shfl.sync.bfly lanes, or other warps
+ * through shared memory, as in the scan.  Equal elements are exchangeable,
+ * so ties need no rule; NaNs compare false and stay where the network
+ * leaves them. */
+#include "codegen/cg_internal.h"
+
+#include <string.h>
+
+typedef enum { SB_REG, SB_LANE, SB_WARP } SortBitKind;
+typedef struct SortBit {
+  SortBitKind kind;
+  int bit;
+  int64_t basis;
+} SortBit;
+
+static LLVMValueRef shfl(CgCtx *cg, DType d, LLVMValueRef v, int m) {
+  LLVMBuilderRef B = cg->b;
+  int bits = d == DT_I1 ? 1 : dt_bits(d);
+  LLVMValueRef x = cg_to_bits(cg, d, v);
+  LLVMValueRef args[4] = {cg_i32(cg, -1), NULL, cg_i32(cg, m), cg_i32(cg, 31)};
+  if (bits == 64) {
+    LLVMValueRef lo = LLVMBuildTrunc(B, x, cg->t_i32, "");
+    LLVMValueRef hi = LLVMBuildTrunc(B, LLVMBuildLShr(B, x, cg_i64(cg, 32), ""), cg->t_i32, "");
+    args[1] = lo;
+    lo = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
+    args[1] = hi;
+    hi = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
+    x = LLVMBuildOr(B, LLVMBuildZExt(B, lo, cg->t_i64, ""),
+                    LLVMBuildShl(B, LLVMBuildZExt(B, hi, cg->t_i64, ""), cg_i64(cg, 32), ""), "");
+    return cg_from_bits(cg, d, x);
+  }
+  LLVMTypeRef xt = LLVMTypeOf(x);
+  args[1] = bits < 32 ? LLVMBuildZExt(B, x, cg->t_i32, "") : x;
+  LLVMValueRef r = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
+  if (bits < 32) r = LLVMBuildTrunc(B, r, xt, "");
+  return cg_from_bits(cg, d, r);
+}
+
+/* i1: coordinate bit `b` of register element i is set. */
+static LLVMValueRef coord_bit(CgCtx *cg, const SortBit *b, int i) {
+  if (b->kind == SB_REG) return LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), (unsigned long long)(i >> b->bit & 1), 0);
+  LLVMValueRef id = b->kind == SB_LANE ? cg->lane : cg->warp;
+  return LLVMBuildICmp(cg->b, LLVMIntNE, LLVMBuildAnd(cg->b, id, cg_i32(cg, 1 << b->bit), ""), cg_i32(cg, 0), "");
+}
+
+/* i1: a < b in dtype d. */
+static LLVMValueRef less(CgCtx *cg, const Op *op, DType d, LLVMValueRef a, LLVMValueRef b) {
+  LLVMBuilderRef B = cg->b;
+  if (dt_is_float(d)) {
+    if (dt_bits(d) < 32) {
+      a = cg_cast_scalar(cg, op, a, d, DT_F32);
+      b = cg_cast_scalar(cg, op, b, d, DT_F32);
+    }
+    return LLVMBuildFCmp(B, LLVMRealOLT, a, b, "");
+  }
+  return LLVMBuildICmp(B, dt_is_signed(d) ? LLVMIntSLT : LLVMIntULT, a, b, "");
+}
+
+void cg_lower_sort(CgCtx *cg, Op *op) {
+  const Type *t = op->operands[0]->type;
+  int axis = op->attr.axis;
+  CgFrag f;
+  bool ok = t->rank >= 1 && axis >= 0 && axis < t->rank;
+  if (!ok) cg_error(cg, op, "malformed sort");
+  ok = ok && cg_frag(cg, op, t, &f);
+  SortBit bits[34];
+  int nb = 0;
+  for (int k = 0; ok && k < f.ll.nreg + f.ll.nlane + f.ll.nwarp; k++) {
+    SortBitKind kind = k < f.ll.nreg ? SB_REG : k < f.ll.nreg + f.ll.nlane ? SB_LANE : SB_WARP;
+    int bit = kind == SB_REG ? k : kind == SB_LANE ? k - f.ll.nreg : k - f.ll.nreg - f.ll.nlane;
+    const int64_t *v = kind == SB_REG ? f.ll.reg[bit] : kind == SB_LANE ? f.ll.lane[bit] : f.ll.warp[bit];
+    if (!v[axis]) continue;
+    bool mixed = v[axis] < 0 || (v[axis] & (v[axis] - 1));
+    for (int d = 0; d < t->rank; d++) mixed |= d != axis && v[d];
+    if (mixed) {
+      cg_error(cg, op, "sort over a layout whose bases mix dimensions");
+      ok = false;
+    }
+    bits[nb++] = (SortBit){kind, bit, v[axis]};
+  }
+  if (!ok) {
+    cg_set_undef(cg, op->results[0]);
+    return;
+  }
+  for (int i = 1; i < nb; i++)
+    for (int j = i; j > 0 && bits[j - 1].basis > bits[j].basis; j--) {
+      SortBit s = bits[j];
+      bits[j] = bits[j - 1], bits[j - 1] = s;
+    }
+  int n = f.count;
+  DType d = t->dtype;
+  CgVal *in = cg_get(cg, op, op->operands[0]);
+  LLVMValueRef *x = ARENA_ARRAY(&cg->arena, LLVMValueRef, n), *p = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
+  for (int i = 0; i < n; i++) x[i] = cg_el(in, i);
+  bool any_warp = false;
+  for (int k = 0; k < nb; k++) any_warp |= bits[k].kind == SB_WARP;
+  int eb = cg_dt_bytes(d), nthreads = 32 << f.ll.nwarp;
+  if (any_warp) cg_smem_request(cg, op, (int64_t)nthreads * n * eb);
+  LLVMBuilderRef B = cg->b;
+  LLVMValueRef one = LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 1, 0);
+  for (int k = 1; k <= nb; k++)
+    for (int j = k - 1; j >= 0; j--) {
+      const SortBit *bj = &bits[j];
+      /* the partners' values */
+      if (bj->kind == SB_REG) {
+        for (int i = 0; i < n; i++) p[i] = x[i ^ (1 << bj->bit)];
+      } else if (bj->kind == SB_LANE) {
+        for (int i = 0; i < n; i++) p[i] = shfl(cg, d, x[i], 1 << bj->bit);
+      } else {
+        LLVMValueRef tid = LLVMBuildAdd(B, LLVMBuildMul(B, cg->warp, cg_i32(cg, 32), ""), cg->lane, "");
+        LLVMValueRef ptid = LLVMBuildXor(B, tid, cg_i32(cg, 32 << bj->bit), "");
+        for (int i = 0; i < n; i++) {
+          LLVMValueRef slot = LLVMBuildAdd(B, LLVMBuildMul(B, tid, cg_i32(cg, n), ""), cg_i32(cg, i), "");
+          LLVMValueRef st = LLVMBuildStore(B, cg_to_mem(cg, d, x[i]),
+                                           cg_smem_ptr(cg, LLVMBuildMul(B, slot, cg_i32(cg, eb), "")));
+          LLVMSetAlignment(st, (unsigned)eb);
+        }
+        cg_barrier(cg);
+        for (int i = 0; i < n; i++) {
+          LLVMValueRef slot = LLVMBuildAdd(B, LLVMBuildMul(B, ptid, cg_i32(cg, n), ""), cg_i32(cg, i), "");
+          LLVMValueRef ld = LLVMBuildLoad2(B, cg_mem_type(cg, d), cg_smem_ptr(cg, LLVMBuildMul(B, slot, cg_i32(cg, eb), "")), "");
+          LLVMSetAlignment(ld, (unsigned)eb);
+          p[i] = cg_from_mem(cg, d, ld);
+        }
+        cg_barrier(cg);
+      }
+      LLVMValueRef *nx = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
+      for (int i = 0; i < n; i++) {
+        LLVMValueRef asc = k < nb ? LLVMBuildXor(B, coord_bit(cg, &bits[k], i), one, "") : one;
+        if (op->attr.reverse) asc = LLVMBuildXor(B, asc, one, "");
+        LLVMValueRef low = LLVMBuildXor(B, coord_bit(cg, bj, i), one, "");
+        LLVMValueRef keep_min = LLVMBuildICmp(B, LLVMIntEQ, low, asc, "");
+        LLVMValueRef lt = less(cg, op, d, x[i], p[i]);
+        LLVMValueRef mn = LLVMBuildSelect(B, lt, x[i], p[i], "");
+        LLVMValueRef mx = LLVMBuildSelect(B, lt, p[i], x[i], "");
+        nx[i] = LLVMBuildSelect(B, keep_min, mn, mx, "");
+      }
+      memcpy(x, nx, sizeof(LLVMValueRef) * (size_t)n);
+    }
+  cg_set(cg, op->results[0], x, n);
+}
