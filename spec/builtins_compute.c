@@ -509,7 +509,8 @@ SVal *b_reduce(Spec *s, SVal **v, CallArgs *a) {
     if (keep) {
       spec_at(s, a->loc);
       if (first != last || r->type->rank == 0) {
-        int64_t ones[IR_MAX_RANK] = {1, 1, 1, 1};
+        int64_t ones[IR_MAX_RANK];
+        for (int d = 0; d < IR_MAX_RANK; d++) ones[d] = 1;
         int kr = first != last ? rank : 1;
         if (r->type->rank == 0) r = irb_splat(&s->b, r, ty_tensor(bi_ctx(s), val_elem(s, r), kr, ones, NULL));
       } else {
