@@ -282,7 +282,8 @@ static SVal *reduce(Spec *s, SVal **v, CallArgs *a, CombineKind k, const char *n
     for (int d = rank - 1; d >= 0; d--) x = reduce_axis(s, x, d, k, a->loc, &idx);
     if (keep) {
       spec_at(s, a->loc);
-      int64_t ones[IR_MAX_RANK] = {1, 1, 1, 1};
+      int64_t ones[IR_MAX_RANK];
+      for (int d = 0; d < IR_MAX_RANK; d++) ones[d] = 1;
       x = irb_splat(&s->b, x, ty_tensor(bi_ctx(s), val_elem(s, x), rank, ones, NULL));
     }
     return sv_tensor(s, x);
