@@ -174,6 +174,8 @@ LLVMValueRef cg_from_mem(CgCtx *cg, DType d, LLVMValueRef v);
 /* Bits of an element as an integer of its width (pointers: i64) and back. */
 LLVMValueRef cg_to_bits(CgCtx *cg, DType d, LLVMValueRef v);
 LLVMValueRef cg_from_bits(CgCtx *cg, DType d, LLVMValueRef v);
+/* Butterfly shuffle (shfl.sync.bfly) of one element across lane mask m. */
+LLVMValueRef cg_shfl_bfly(CgCtx *cg, DType d, LLVMValueRef v, int m);
 
 /* ======================= cg_layout.c ====================================== */
 

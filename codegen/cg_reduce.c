@@ -101,28 +101,6 @@ static void combine(CgCtx *cg, const Op *op, const Red *r, LLVMValueRef *acc, LL
 }
 
 /* Butterfly shuffle of one element of dtype d across lane mask `m`. */
-static LLVMValueRef shfl(CgCtx *cg, DType d, LLVMValueRef v, int m) {
-  LLVMBuilderRef B = cg->b;
-  int bits = d == DT_I1 ? 1 : dt_bits(d);
-  LLVMValueRef x = cg_to_bits(cg, d, v);
-  LLVMValueRef args[4] = {cg_i32(cg, -1), NULL, cg_i32(cg, m), cg_i32(cg, 31)};
-  if (bits == 64) {
-    LLVMValueRef lo = LLVMBuildTrunc(B, x, cg->t_i32, "");
-    LLVMValueRef hi = LLVMBuildTrunc(B, LLVMBuildLShr(B, x, cg_i64(cg, 32), ""), cg->t_i32, "");
-    args[1] = lo;
-    lo = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
-    args[1] = hi;
-    hi = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
-    x = LLVMBuildOr(B, LLVMBuildZExt(B, lo, cg->t_i64, ""),
-                    LLVMBuildShl(B, LLVMBuildZExt(B, hi, cg->t_i64, ""), cg_i64(cg, 32), ""), "");
-    return cg_from_bits(cg, d, x);
-  }
-  LLVMTypeRef xt = LLVMTypeOf(x);
-  args[1] = bits < 32 ? LLVMBuildZExt(B, x, cg->t_i32, "") : x;
-  LLVMValueRef r = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
-  if (bits < 32) r = LLVMBuildTrunc(B, r, xt, "");
-  return cg_from_bits(cg, d, r);
-}
 
 static int align16(int64_t v) { return (int)((v + 15) & ~(int64_t)15); }
 
@@ -205,7 +183,7 @@ void cg_lower_reduce(CgCtx *cg, Op *op) {
     if (!(lmask >> bit & 1)) continue;
     for (int o = 0; o < m; o++) {
       LLVMValueRef *a = acc + (size_t)o * MAX_STREAMS, x[MAX_STREAMS];
-      for (int k = 0; k < r.nstreams; k++) x[k] = shfl(cg, r.dt[k], a[k], 1 << bit);
+      for (int k = 0; k < r.nstreams; k++) x[k] = cg_shfl_bfly(cg, r.dt[k], a[k], 1 << bit);
       combine(cg, op, &r, a, x);
     }
   }

@@ -61,28 +61,6 @@ static void comb(CgCtx *cg, Op *op, const DType *dt, int ns, LLVMValueRef *a, LL
 }
 
 /* Butterfly shuffle of one element of dtype d across lane mask m. */
-static LLVMValueRef shfl(CgCtx *cg, DType d, LLVMValueRef v, int m) {
-  LLVMBuilderRef B = cg->b;
-  int bits = d == DT_I1 ? 1 : dt_bits(d);
-  LLVMValueRef x = cg_to_bits(cg, d, v);
-  LLVMValueRef args[4] = {cg_i32(cg, -1), NULL, cg_i32(cg, m), cg_i32(cg, 31)};
-  if (bits == 64) {
-    LLVMValueRef lo = LLVMBuildTrunc(B, x, cg->t_i32, "");
-    LLVMValueRef hi = LLVMBuildTrunc(B, LLVMBuildLShr(B, x, cg_i64(cg, 32), ""), cg->t_i32, "");
-    args[1] = lo;
-    lo = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
-    args[1] = hi;
-    hi = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
-    x = LLVMBuildOr(B, LLVMBuildZExt(B, lo, cg->t_i64, ""),
-                    LLVMBuildShl(B, LLVMBuildZExt(B, hi, cg->t_i64, ""), cg_i64(cg, 32), ""), "");
-    return cg_from_bits(cg, d, x);
-  }
-  LLVMTypeRef xt = LLVMTypeOf(x);
-  args[1] = bits < 32 ? LLVMBuildZExt(B, x, cg->t_i32, "") : x;
-  LLVMValueRef r = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
-  if (bits < 32) r = LLVMBuildTrunc(B, r, xt, "");
-  return cg_from_bits(cg, d, r);
-}
 
 /* Classify one basis vector: 1 = an axis bit (its basis in *b), 0 = not
  * along the axis, -1 = a basis this lowering does not handle. */
@@ -178,7 +156,7 @@ void cg_lower_scan(CgCtx *cg, Op *op) {
     if (ab->kind == BIT_LANE) {
       for (int s = 0; s < ns; s++) {
         p[s] = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
-        for (int i = 0; i < n; i++) p[s][i] = shfl(cg, dt[s], t[s][i], 1 << ab->bit);
+        for (int i = 0; i < n; i++) p[s][i] = cg_shfl_bfly(cg, dt[s], t[s][i], 1 << ab->bit);
       }
       upper = LLVMBuildAnd(B, cg->lane, cg_i32(cg, 1 << ab->bit), "");
     } else {

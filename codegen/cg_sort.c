@@ -27,28 +27,6 @@ typedef struct SortBit {
   int64_t basis;
 } SortBit;
 
-static LLVMValueRef shfl(CgCtx *cg, DType d, LLVMValueRef v, int m) {
-  LLVMBuilderRef B = cg->b;
-  int bits = d == DT_I1 ? 1 : dt_bits(d);
-  LLVMValueRef x = cg_to_bits(cg, d, v);
-  LLVMValueRef args[4] = {cg_i32(cg, -1), NULL, cg_i32(cg, m), cg_i32(cg, 31)};
-  if (bits == 64) {
-    LLVMValueRef lo = LLVMBuildTrunc(B, x, cg->t_i32, "");
-    LLVMValueRef hi = LLVMBuildTrunc(B, LLVMBuildLShr(B, x, cg_i64(cg, 32), ""), cg->t_i32, "");
-    args[1] = lo;
-    lo = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
-    args[1] = hi;
-    hi = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
-    x = LLVMBuildOr(B, LLVMBuildZExt(B, lo, cg->t_i64, ""),
-                    LLVMBuildShl(B, LLVMBuildZExt(B, hi, cg->t_i64, ""), cg_i64(cg, 32), ""), "");
-    return cg_from_bits(cg, d, x);
-  }
-  LLVMTypeRef xt = LLVMTypeOf(x);
-  args[1] = bits < 32 ? LLVMBuildZExt(B, x, cg->t_i32, "") : x;
-  LLVMValueRef r = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
-  if (bits < 32) r = LLVMBuildTrunc(B, r, xt, "");
-  return cg_from_bits(cg, d, r);
-}
 
 /* i1: coordinate bit `b` of register element i is set. */
 static LLVMValueRef coord_bit(CgCtx *cg, const SortBit *b, int i) {
@@ -119,7 +97,7 @@ void cg_lower_sort(CgCtx *cg, Op *op) {
       if (bj->kind == SB_REG) {
         for (int i = 0; i < n; i++) p[i] = x[i ^ (1 << bj->bit)];
       } else if (bj->kind == SB_LANE) {
-        for (int i = 0; i < n; i++) p[i] = shfl(cg, d, x[i], 1 << bj->bit);
+        for (int i = 0; i < n; i++) p[i] = cg_shfl_bfly(cg, d, x[i], 1 << bj->bit);
       } else {
         LLVMValueRef tid = LLVMBuildAdd(B, LLVMBuildMul(B, cg->warp, cg_i32(cg, 32), ""), cg->lane, "");
         LLVMValueRef ptid = LLVMBuildXor(B, tid, cg_i32(cg, 32 << bj->bit), "");

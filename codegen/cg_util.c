@@ -169,3 +169,28 @@ LLVMValueRef cg_from_bits(CgCtx *cg, DType d, LLVMValueRef v) {
     return LLVMBuildBitCast(cg->b, v, cg_type(cg, d), "");
   return v;
 }
+
+/* Butterfly shuffle of one element of dtype d across lane mask m (64-bit
+ * values as two 32-bit shuffles; reductions, scans and sorts). */
+LLVMValueRef cg_shfl_bfly(CgCtx *cg, DType d, LLVMValueRef v, int m) {
+  LLVMBuilderRef B = cg->b;
+  int bits = d == DT_I1 ? 1 : dt_bits(d);
+  LLVMValueRef x = cg_to_bits(cg, d, v);
+  LLVMValueRef args[4] = {cg_i32(cg, -1), NULL, cg_i32(cg, m), cg_i32(cg, 31)};
+  if (bits == 64) {
+    LLVMValueRef lo = LLVMBuildTrunc(B, x, cg->t_i32, "");
+    LLVMValueRef hi = LLVMBuildTrunc(B, LLVMBuildLShr(B, x, cg_i64(cg, 32), ""), cg->t_i32, "");
+    args[1] = lo;
+    lo = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
+    args[1] = hi;
+    hi = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
+    x = LLVMBuildOr(B, LLVMBuildZExt(B, lo, cg->t_i64, ""),
+                    LLVMBuildShl(B, LLVMBuildZExt(B, hi, cg->t_i64, ""), cg_i64(cg, 32), ""), "");
+    return cg_from_bits(cg, d, x);
+  }
+  LLVMTypeRef xt = LLVMTypeOf(x);
+  args[1] = bits < 32 ? LLVMBuildZExt(B, x, cg->t_i32, "") : x;
+  LLVMValueRef r = cg_intrin(cg, "llvm.nvvm.shfl.sync.bfly.i32", NULL, 0, args, 4);
+  if (bits < 32) r = LLVMBuildTrunc(B, r, xt, "");
+  return cg_from_bits(cg, d, r);
+}
