@@ -531,6 +531,8 @@ void ir_print_op(StrBuf *sb, const Op *op);
 const char *ir_pred_name(CmpPred p);
 const char *ir_combine_name(CombineKind k);
 const char *ir_rmw_name(RmwKind k);
+const char *ir_sem_name(MemSem s);
+const char *ir_scope_name(MemScope s);
 
 /* ======================= verifier.c ====================================== */
 

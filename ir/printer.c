@@ -117,6 +117,14 @@ const char *ir_rmw_name(RmwKind k) {
   static const char *n[] = {"add", "fadd", "max", "min", "umax", "umin", "and", "or", "xor", "xchg"};
   return n[k];
 }
+const char *ir_sem_name(MemSem s) {
+  static const char *n[] = {"acq_rel", "acquire", "release", "relaxed"}; /* ORDER MemSem */
+  return n[s];
+}
+const char *ir_scope_name(MemScope s) {
+  static const char *n[] = {"gpu", "cta", "sys"}; /* ORDER MemScope */
+  return n[s];
+}
 
 static void print_attrs(Printer *p, const Op *op) {
   StrBuf *sb = p->sb;
@@ -166,6 +174,10 @@ static void print_attrs(Printer *p, const Op *op) {
     if (a->cache) sb_printf(&at, "%scache=%d", SEP(), (int)a->cache);
     if (a->evict) sb_printf(&at, "%sevict=%s", SEP(), a->evict == EVICT_FIRST ? "first" : "last");
     if (a->is_volatile) sb_printf(&at, "%svolatile", SEP());
+    if (op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS) { /* the defaults (acq_rel, gpu) unsaid */
+      if (a->sem) sb_printf(&at, "%ssem=%s", SEP(), ir_sem_name(a->sem));
+      if (a->scope) sb_printf(&at, "%sscope=%s", SEP(), ir_scope_name(a->scope));
+    }
     break;
   case OP_DOT:
     sb_printf(&at, "precision=%s", a->precision == PREC_IEEE ? "ieee" : a->precision == PREC_TF32 ? "tf32" : "tf32x3");

@@ -573,6 +573,8 @@ static const char *const evict_names[] = {"normal", "first", "last", NULL};
 static const char *pred_name(int i) { return ir_pred_name((CmpPred)i); }
 static const char *combine_name(int i) { return ir_combine_name((CombineKind)i); }
 static const char *rmw_name(int i) { return ir_rmw_name((RmwKind)i); }
+static const char *sem_name(int i) { return ir_sem_name((MemSem)i); }
+static const char *scope_name(int i) { return ir_scope_name((MemScope)i); }
 static const char *mathfn_name(int i) { return ir_mathfn_info[i].name; }
 static const char *const precision_names[] = {"ieee", "tf32", "tf32x3", NULL};
 static const char *const rounding_names[] = {"rtne", "rtz", NULL}; /* ORDER FpRounding */
@@ -625,6 +627,8 @@ static const struct {
     {"pred", AK_ENUM, offsetof(OpAttrs, pred), 0, 0, NULL, pred_name, CMP_GE + 1},
     {"combine", AK_ENUM, offsetof(OpAttrs, combine), 0, 0, NULL, combine_name, COMBINE_PROD + 1}  /* not COMBINE_REGION: the reader has no combine regions */,
     {"rmw", AK_ENUM, offsetof(OpAttrs, rmw), 0, 0, NULL, rmw_name, RMW_XCHG + 1},
+    {"sem", AK_ENUM, offsetof(OpAttrs, sem), 0, 0, NULL, sem_name, SEM_RELAXED + 1},
+    {"scope", AK_ENUM, offsetof(OpAttrs, scope), 0, 0, NULL, scope_name, SCOPE_SYS + 1},
     {"fn", AK_ENUM, offsetof(OpAttrs, fn), 0, 0, NULL, mathfn_name, MF__COUNT},
 };
 
