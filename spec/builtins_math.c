@@ -142,7 +142,7 @@ static SVal *call_cvt(Spec *s, SVal *fn, MathFn f, CallArgs *a) {
 
 SVal *spec_call_mathfn(Spec *s, SVal *fn, CallArgs *a) {
   if (fn->i == MATH_UNSUPPORTED) {
-    spec_error(s, a->loc, "%s is not supported by tlc yet", fn->s);
+    spec_error(s, a->loc, "'%s' is not supported by tlc yet", fn->s);
     return s->poison;
   }
   if (a->nkw) {
