@@ -171,6 +171,7 @@ SVal *sv_tensor(Spec *s, Value *v);
 SVal *sv_dtype(Spec *s, const Type *t);
 SVal *sv_tuple(Spec *s, SVal **items, int n, bool is_list);
 const char *sv_kind_name(const SVal *v);       /* "int", "tensor", "block pointer", ... */
+const char *spec_article(const char *noun); /* "a" or "an" before noun */
 void sv_describe(Spec *s, StrBuf *sb, const SVal *v); /* for messages: "tensor<128xf32>" */
 const char *sv_text(Spec *s, const SVal *v);          /* the same as an arena string */
 

@@ -933,8 +933,8 @@ IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, D
   SVal *ret = spec_exit_result(s, &sc, &fr, true);
   s->depth--;
   if (ret->kind != SV_NONE && !is_poison(ret))
-    spec_error(s, k->loc, "a kernel cannot return a value ('%s' returns a %s)", k->name,
-               sv_kind_name(ret));
+    spec_error(s, k->loc, "a kernel cannot return a value ('%s' returns %s %s)", k->name,
+               spec_article(sv_kind_name(ret)), sv_kind_name(ret));
   VEC_FREE(sc.vars);
   s->b.loc = k->loc;
   irb_op(&s->b, OP_RETURN, NULL, 0, NULL);

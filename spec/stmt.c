@@ -329,11 +329,13 @@ static void merge_both(Spec *s, Merge *M, const char *n, SVal *tv, SVal *ev) {
   bool is_value = !strcmp(n, SPEC_EXIT_VALUE);
   if (!carriable(tv) || !carriable(ev) || !same_structure(tv, ev)) {
     if (is_value)
-      spec_error(s, M->loc, "'%s' returns a %s on one path and a %s on another; every path must return "
-                 "the same kind of value", frame(s)->fn->name, kind_text(s, tv), kind_text(s, ev));
+      spec_error(s, M->loc, "'%s' returns %s %s on one path and %s %s on another; every path must return "
+                 "the same kind of value", frame(s)->fn->name, spec_article(kind_text(s, tv)), kind_text(s, tv),
+                 spec_article(kind_text(s, ev)), kind_text(s, ev));
     else
-      spec_error(s, M->loc, "%s is a %s in one branch and a %s in the other; after a runtime "
-                 "'if' it must be the same kind of value", label, kind_text(s, tv), kind_text(s, ev));
+      spec_error(s, M->loc, "%s is %s %s in one branch and %s %s in the other; after a runtime "
+                 "'if' it must be the same kind of value", label, spec_article(kind_text(s, tv)), kind_text(s, tv),
+                 spec_article(kind_text(s, ev)), kind_text(s, ev));
     M->ok = false;
     return;
   }

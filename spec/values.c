@@ -107,6 +107,12 @@ SVal *sv_tuple(Spec *s, SVal **items, int n, bool is_list) {
   return v;
 }
 
+/* "a" or "an" before noun (its first letter a vowel: "an int", "an
+ * i1 tensor", "a tensor"). */
+const char *spec_article(const char *noun) {
+  return noun && strchr("aeiouAEIOU", noun[0]) && noun[0] ? "an" : "a";
+}
+
 const char *sv_kind_name(const SVal *v) {
   switch (v->kind) {
   case SV_POISON: return "<error>";
