@@ -625,7 +625,7 @@ static const struct {
     {"rounding", AK_ENUM, offsetof(OpAttrs, rounding), 0, 0, rounding_names, NULL, 0},
     /* the counts: the last enumerator of ir.h's CmpPred, CombineKind, RmwKind */
     {"pred", AK_ENUM, offsetof(OpAttrs, pred), 0, 0, NULL, pred_name, CMP_GE + 1},
-    {"combine", AK_ENUM, offsetof(OpAttrs, combine), 0, 0, NULL, combine_name, COMBINE_PROD + 1}  /* not COMBINE_REGION: the reader has no combine regions */,
+    {"combine", AK_ENUM, offsetof(OpAttrs, combine), 0, 0, NULL, combine_name, COMBINE_REGION + 1},
     {"rmw", AK_ENUM, offsetof(OpAttrs, rmw), 0, 0, NULL, rmw_name, RMW_XCHG + 1},
     {"sem", AK_ENUM, offsetof(OpAttrs, sem), 0, 0, NULL, sem_name, SEM_RELAXED + 1},
     {"scope", AK_ENUM, offsetof(OpAttrs, scope), 0, 0, NULL, scope_name, SCOPE_SYS + 1},
@@ -747,10 +747,10 @@ static const struct {
     {OP_ATOMIC_RMW, "mask", 2}, {OP_ASYNC_COPY, "mask", 2}, {OP_ASYNC_COPY, "other", 3},
 };
 
-/* Only a keyword slot may be absent (a load's mask and other), and the
- * value of a local_alloc (an empty buffer). */
+/* Only a keyword slot may be absent (a load's mask and other), the value
+ * of a local_alloc (an empty buffer) and a histogram's mask (printed `_`). */
 static bool optional_slot(OpKind k, int slot) {
-  if (k == OP_LOCAL_ALLOC && slot == 0) return true;
+  if ((k == OP_LOCAL_ALLOC && slot == 0) || (k == OP_HISTOGRAM && slot == 1)) return true;
   for (size_t i = 0; i < sizeof keyword_operands / sizeof keyword_operands[0]; i++)
     if (keyword_operands[i].kind == k && keyword_operands[i].slot == slot) return true;
   return false;
@@ -967,12 +967,35 @@ static Op *generic_op(Reader *r, IrBlock *b, OpText *t) {
   return op;
 }
 
+/* reduce / scan: a generic op, then, when its combine is `region`,
+ * "combine(%a0, ..., %b0, ...) { body }": the region's arguments are
+ * scalars of the operands' element types, the left operands' then the
+ * right's (two per operand). */
+static Op *combine_op(Reader *r, IrBlock *b, OpText *t) {
+  Op *op = generic_op(r, b, t);
+  if (!op || op->attr.combine != COMBINE_REGION) return op;
+  if (!expect(r, "combine") || !expect(r, "(")) return NULL;
+  IrBlock *body = ir_block_new(r->m, op);
+  op->regions[0] = body, op->nregions = 1;
+  int n = op->noperands;
+  for (int i = 0; i < 2 * n; i++) {
+    char name[64];
+    if (i && !expect(r, ",")) return NULL;
+    if (!value_name(r, name, sizeof name)) return NULL;
+    define(r, name, ir_block_add_arg(r->m, r->f, body, ty_elem(r->m->ctx, op->operands[i % n]->type)));
+  }
+  if (!expect(r, ")")) return NULL;
+  region(r, body);
+  return op;
+}
+
 /* The ops with syntax of their own. */
 static const struct {
   OpKind kind;
   Op *(*read)(Reader *r, IrBlock *b, OpText *t);
 } special_ops[] = {
     {OP_CONSTANT, constant_op}, {OP_FOR, for_op}, {OP_WHILE, while_op}, {OP_IF, if_op},
+    {OP_REDUCE, combine_op},    {OP_SCAN, combine_op},
 };
 
 static bool op_kind(Reader *r, const char *name, OpKind *out) {
