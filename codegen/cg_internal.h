@@ -181,6 +181,20 @@ LLVMValueRef cg_shfl_bfly(CgCtx *cg, DType d, LLVMValueRef v, int m);
 
 /* Fragment of a tensor type (false + error when not distributed). */
 bool cg_frag(CgCtx *cg, const Op *op, const Type *t, CgFrag *f);
+/* A bit of a fragment's linear layout that moves along one axis: register
+ * bit, lane bit or warp bit `bit`, its step along the axis `basis`. */
+typedef enum { AXIS_REG, AXIS_LANE, AXIS_WARP } AxisBitKind;
+typedef struct AxisBit {
+  AxisBitKind kind;
+  int bit;
+  int64_t basis;
+} AxisBit;
+enum { CG_MAX_AXIS_BITS = 34 };
+/* The bits of f that move along `axis`, smallest basis first (scans and
+ * sorts walk them in that order); replica bits and bits along other dims
+ * are left out.  False when a basis mixes the axis with another dim or is
+ * not a power of two along it. */
+bool cg_axis_bits(const CgFrag *f, int axis, AxisBit *bits, int *n);
 bool cg_frag_of(const Layout *l, int rank, const int64_t *shape, CgFrag *f);
 /* Elements a value of type t has per thread (1 for scalars). */
 int cg_nelems(CgCtx *cg, const Type *t);

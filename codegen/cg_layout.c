@@ -253,3 +253,25 @@ int64_t cg_eval_coord(const CgFrag *f, int tid, int i, int tdim) {
 }
 
 bool cg_eval_owner(const CgFrag *f, int tid) { return ll_is_owner(&f->ll, tid & 31, tid >> 5); }
+
+bool cg_axis_bits(const CgFrag *f, int axis, AxisBit *bits, int *n) {
+  const LinearLayout *ll = &f->ll;
+  *n = 0;
+  for (int k = 0; k < ll->nreg + ll->nlane + ll->nwarp; k++) {
+    AxisBitKind kind = k < ll->nreg ? AXIS_REG : k < ll->nreg + ll->nlane ? AXIS_LANE : AXIS_WARP;
+    int bit = kind == AXIS_REG ? k : kind == AXIS_LANE ? k - ll->nreg : k - ll->nreg - ll->nlane;
+    const int64_t *v = kind == AXIS_REG ? ll->reg[bit] : kind == AXIS_LANE ? ll->lane[bit] : ll->warp[bit];
+    if (!v[axis]) continue;
+    if (v[axis] < 0 || (v[axis] & (v[axis] - 1))) return false;
+    for (int d = 0; d < f->rank; d++)
+      if (d != axis && v[d]) return false;
+    if (*n == CG_MAX_AXIS_BITS) return false;
+    bits[(*n)++] = (AxisBit){kind, bit, v[axis]};
+  }
+  for (int i = 1; i < *n; i++) /* insertion sort: at most 34 bits */
+    for (int j = i; j > 0 && bits[j - 1].basis > bits[j].basis; j--) {
+      AxisBit t = bits[j];
+      bits[j] = bits[j - 1], bits[j - 1] = t;
+    }
+  return true;
+}

@@ -33,12 +33,6 @@
 
 #define MAX_STREAMS 4
 
-typedef enum { BIT_REG, BIT_LANE, BIT_WARP } BitKind;
-typedef struct AxisBit {
-  BitKind kind;
-  int bit;
-  int64_t basis;
-} AxisBit;
 
 /* out[s] = a[s] (+) b[s] over the streams: sum and prod per stream; a
  * combine region (tl.associative_scan's function) takes every stream at
@@ -60,19 +54,6 @@ static void comb(CgCtx *cg, Op *op, const DType *dt, int ns, LLVMValueRef *a, LL
   for (int s = 0; s < ns; s++) out[s] = y && s < y->noperands ? cg_el(cg_get(cg, y, y->operands[s]), 0) : a[s];
 }
 
-/* Butterfly shuffle of one element of dtype d across lane mask m. */
-
-/* Classify one basis vector: 1 = an axis bit (its basis in *b), 0 = not
- * along the axis, -1 = a basis this lowering does not handle. */
-static int classify(const int64_t *v, int rank, int axis, int64_t *b) {
-  for (int d = 0; d < rank; d++)
-    if (d != axis && v[d] && v[axis]) return -1;
-  if (!v[axis]) return 0;
-  if (v[axis] < 0 || (v[axis] & (v[axis] - 1))) return -1;
-  *b = v[axis];
-  return 1;
-}
-
 static int align16(int64_t v) { return (int)((v + 15) & ~(int64_t)15); }
 
 void cg_lower_scan(CgCtx *cg, Op *op) {
@@ -83,31 +64,16 @@ void cg_lower_scan(CgCtx *cg, Op *op) {
             axis < xt->rank;
   if (!ok) cg_error(cg, op, "malformed scan");
   ok = ok && cg_frag(cg, op, xt, &f);
-  AxisBit bits[34];
+  AxisBit bits[CG_MAX_AXIS_BITS];
   int nb = 0;
-  for (int k = 0; ok && k < f.ll.nreg + f.ll.nlane + f.ll.nwarp; k++) {
-    BitKind kind = k < f.ll.nreg ? BIT_REG : k < f.ll.nreg + f.ll.nlane ? BIT_LANE : BIT_WARP;
-    int bit = kind == BIT_REG ? k : kind == BIT_LANE ? k - f.ll.nreg : k - f.ll.nreg - f.ll.nlane;
-    const int64_t *v = kind == BIT_REG ? f.ll.reg[bit] : kind == BIT_LANE ? f.ll.lane[bit] : f.ll.warp[bit];
-    int64_t b = 0;
-    int c = classify(v, f.rank, axis, &b);
-    if (c < 0) {
-      cg_error(cg, op, "scan over a layout whose bases mix dimensions");
-      ok = false;
-    } else if (c) {
-      bits[nb++] = (AxisBit){kind, bit, b};
-    }
+  if (ok && !cg_axis_bits(&f, axis, bits, &nb)) {
+    cg_error(cg, op, "scan over a layout whose bases mix dimensions");
+    ok = false;
   }
   if (!ok) {
     for (int i = 0; i < op->nresults; i++) cg_set_undef(cg, op->results[i]);
     return;
   }
-  /* smallest basis first (insertion sort: at most 29 bits) */
-  for (int i = 1; i < nb; i++)
-    for (int j = i; j > 0 && bits[j - 1].basis > bits[j].basis; j--) {
-      AxisBit t = bits[j];
-      bits[j] = bits[j - 1], bits[j - 1] = t;
-    }
 
   int n = f.count;
   DType dt[MAX_STREAMS];
@@ -125,7 +91,7 @@ void cg_lower_scan(CgCtx *cg, Op *op) {
   /* scratch for the warp steps: one total per (thread, register, stream) */
   int nthreads = 32 << f.ll.nwarp, off[MAX_STREAMS], total = 0;
   bool any_warp = false;
-  for (int k = 0; k < nb; k++) any_warp |= bits[k].kind == BIT_WARP;
+  for (int k = 0; k < nb; k++) any_warp |= bits[k].kind == AXIS_WARP;
   if (any_warp) {
     for (int s = 0; s < ns; s++) {
       off[s] = total;
@@ -136,7 +102,7 @@ void cg_lower_scan(CgCtx *cg, Op *op) {
 
   for (int k = 0; k < nb; k++) {
     const AxisBit *ab = &bits[k];
-    if (ab->kind == BIT_REG) {
+    if (ab->kind == AXIS_REG) {
       int m = 1 << ab->bit;
       for (int i = 0; i < n; i++) {
         if (i & m) continue;
@@ -153,7 +119,7 @@ void cg_lower_scan(CgCtx *cg, Op *op) {
     /* the partner's totals */
     LLVMValueRef *p[MAX_STREAMS];
     LLVMValueRef upper;
-    if (ab->kind == BIT_LANE) {
+    if (ab->kind == AXIS_LANE) {
       for (int s = 0; s < ns; s++) {
         p[s] = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
         for (int i = 0; i < n; i++) p[s][i] = cg_shfl_bfly(cg, dt[s], t[s][i], 1 << ab->bit);

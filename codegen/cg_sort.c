@@ -20,18 +20,10 @@
 
 #include <string.h>
 
-typedef enum { SB_REG, SB_LANE, SB_WARP } SortBitKind;
-typedef struct SortBit {
-  SortBitKind kind;
-  int bit;
-  int64_t basis;
-} SortBit;
-
-
 /* i1: coordinate bit `b` of register element i is set. */
-static LLVMValueRef coord_bit(CgCtx *cg, const SortBit *b, int i) {
-  if (b->kind == SB_REG) return LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), (unsigned long long)(i >> b->bit & 1), 0);
-  LLVMValueRef id = b->kind == SB_LANE ? cg->lane : cg->warp;
+static LLVMValueRef coord_bit(CgCtx *cg, const AxisBit *b, int i) {
+  if (b->kind == AXIS_REG) return LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), (unsigned long long)(i >> b->bit & 1), 0);
+  LLVMValueRef id = b->kind == AXIS_LANE ? cg->lane : cg->warp;
   return LLVMBuildICmp(cg->b, LLVMIntNE, LLVMBuildAnd(cg->b, id, cg_i32(cg, 1 << b->bit), ""), cg_i32(cg, 0), "");
 }
 
@@ -55,48 +47,34 @@ void cg_lower_sort(CgCtx *cg, Op *op) {
   bool ok = t->rank >= 1 && axis >= 0 && axis < t->rank;
   if (!ok) cg_error(cg, op, "malformed sort");
   ok = ok && cg_frag(cg, op, t, &f);
-  SortBit bits[34];
+  AxisBit bits[CG_MAX_AXIS_BITS];
   int nb = 0;
-  for (int k = 0; ok && k < f.ll.nreg + f.ll.nlane + f.ll.nwarp; k++) {
-    SortBitKind kind = k < f.ll.nreg ? SB_REG : k < f.ll.nreg + f.ll.nlane ? SB_LANE : SB_WARP;
-    int bit = kind == SB_REG ? k : kind == SB_LANE ? k - f.ll.nreg : k - f.ll.nreg - f.ll.nlane;
-    const int64_t *v = kind == SB_REG ? f.ll.reg[bit] : kind == SB_LANE ? f.ll.lane[bit] : f.ll.warp[bit];
-    if (!v[axis]) continue;
-    bool mixed = v[axis] < 0 || (v[axis] & (v[axis] - 1));
-    for (int d = 0; d < t->rank; d++) mixed |= d != axis && v[d];
-    if (mixed) {
-      cg_error(cg, op, "sort over a layout whose bases mix dimensions");
-      ok = false;
-    }
-    bits[nb++] = (SortBit){kind, bit, v[axis]};
+  if (ok && !cg_axis_bits(&f, axis, bits, &nb)) {
+    cg_error(cg, op, "sort over a layout whose bases mix dimensions");
+    ok = false;
   }
   if (!ok) {
     cg_set_undef(cg, op->results[0]);
     return;
   }
-  for (int i = 1; i < nb; i++)
-    for (int j = i; j > 0 && bits[j - 1].basis > bits[j].basis; j--) {
-      SortBit s = bits[j];
-      bits[j] = bits[j - 1], bits[j - 1] = s;
-    }
   int n = f.count;
   DType d = t->dtype;
   CgVal *in = cg_get(cg, op, op->operands[0]);
   LLVMValueRef *x = ARENA_ARRAY(&cg->arena, LLVMValueRef, n), *p = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
   for (int i = 0; i < n; i++) x[i] = cg_el(in, i);
   bool any_warp = false;
-  for (int k = 0; k < nb; k++) any_warp |= bits[k].kind == SB_WARP;
+  for (int k = 0; k < nb; k++) any_warp |= bits[k].kind == AXIS_WARP;
   int eb = cg_dt_bytes(d), nthreads = 32 << f.ll.nwarp;
   if (any_warp) cg_smem_request(cg, op, (int64_t)nthreads * n * eb);
   LLVMBuilderRef B = cg->b;
   LLVMValueRef one = LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), 1, 0);
   for (int k = 1; k <= nb; k++)
     for (int j = k - 1; j >= 0; j--) {
-      const SortBit *bj = &bits[j];
+      const AxisBit *bj = &bits[j];
       /* the partners' values */
-      if (bj->kind == SB_REG) {
+      if (bj->kind == AXIS_REG) {
         for (int i = 0; i < n; i++) p[i] = x[i ^ (1 << bj->bit)];
-      } else if (bj->kind == SB_LANE) {
+      } else if (bj->kind == AXIS_LANE) {
         for (int i = 0; i < n; i++) p[i] = cg_shfl_bfly(cg, d, x[i], 1 << bj->bit);
       } else {
         LLVMValueRef tid = LLVMBuildAdd(B, LLVMBuildMul(B, cg->warp, cg_i32(cg, 32), ""), cg->lane, "");
