@@ -237,18 +237,26 @@ static Value *reduce_axis(Spec *s, Value *x, int axis, CombineKind k, Loc loc, V
   return op->results[0];
 }
 
-static SVal *reduce(Spec *s, SVal **v, CallArgs *a, CombineKind k, const char *name, bool has_dtype) {
+/* The input of a reduction or scan along an axis: a tensor (not a scalar)
+ * of numbers (not pointers); NULL (reported) otherwise. */
+static Value *axis_input(Spec *s, SVal **v, CallArgs *a, const char *name) {
   Value *x = bi_need_tensor(s, v[0], bi_argloc(a, 0), "input");
-  if (!x) return s->poison;
+  if (!x) return NULL;
   if (x->type->rank == 0) {
     spec_error(s, bi_argloc(a, 0), "tl.%s needs a tensor, not a scalar", name);
-    return s->poison;
+    return NULL;
   }
-  const Type *e = val_elem(s, x);
-  if (e->dtype == DT_PTR) {
+  if (val_elem(s, x)->dtype == DT_PTR) {
     spec_error(s, bi_argloc(a, 0), "tl.%s of pointers is not supported", name);
-    return s->poison;
+    return NULL;
   }
+  return x;
+}
+
+static SVal *reduce(Spec *s, SVal **v, CallArgs *a, CombineKind k, const char *name, bool has_dtype) {
+  Value *x = axis_input(s, v, a, name);
+  if (!x) return s->poison;
+  const Type *e = val_elem(s, x);
   if ((k == COMBINE_XOR || k == COMBINE_AND || k == COMBINE_OR) && !dt_is_int(e->dtype)) {
     spec_error(s, bi_argloc(a, 0), "tl.%s needs an integer tensor", name);
     return s->poison;
@@ -323,17 +331,9 @@ SVal *b_argmin(Spec *s, SVal **v, CallArgs *a) {
  * Triton's typing: bf16 scans in fp32; a sum of narrow integers in i32 (u32
  * for unsigned ones), or in `dtype` when given. */
 static SVal *scan(Spec *s, SVal **v, CallArgs *a, CombineKind k, const char *name) {
-  Value *x = bi_need_tensor(s, v[0], bi_argloc(a, 0), "input");
+  Value *x = axis_input(s, v, a, name);
   if (!x) return s->poison;
-  if (x->type->rank == 0) {
-    spec_error(s, bi_argloc(a, 0), "tl.%s needs a tensor, not a scalar", name);
-    return s->poison;
-  }
   const Type *e = val_elem(s, x);
-  if (e->dtype == DT_PTR) {
-    spec_error(s, bi_argloc(a, 0), "tl.%s of pointers is not supported", name);
-    return s->poison;
-  }
   int64_t ax = 0;
   if (v[1] && v[1]->kind != SV_NONE && !sv_const_int(s, v[1], bi_argloc(a, 1), "axis", &ax)) return s->poison;
   int axis = bi_norm_axis(s, ax, x->type->rank, bi_argloc(a, 1));
