@@ -189,25 +189,13 @@ static void rewrite(IrModule *m, Op *loop) {
   ir_add_operands(m, y, &sd, 1);
 }
 
-static void collect(IrBlock *blk, Op ***out, int *n, int *cap) {
-  for (Op *op = blk->first; op; op = op->next) {
-    for (int r = 0; r < op->nregions; r++) collect(op->regions[r], out, n, cap);
-    if (op->kind != OP_FOR) continue;
-    if (*n == *cap) {
-      *cap = *cap ? 2 * *cap : 8;
-      *out = xrealloc(*out, sizeof(Op *) * (size_t)*cap);
-    }
-    (*out)[(*n)++] = op;
-  }
-}
-
 int pass_dot_ahead(IrModule *m, StrBuf *errors) {
   (void)errors;
   if (!m->func || m->capability < 90) return 0;
-  Op **loops = NULL;
-  int n = 0, cap = 0;
-  collect(m->func->body, &loops, &n, &cap);
-  for (int i = 0; i < n; i++) rewrite(m, loops[i]);
-  free(loops);
+  int n;
+  Op **ops = ir_collect_ops(m->func, &n);
+  for (int i = n - 1; i >= 0; i--) /* (pre-order backwards: inner loops first) */
+    if (ops[i]->kind == OP_FOR) rewrite(m, ops[i]);
+  free(ops);
   return 0;
 }
