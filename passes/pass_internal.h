@@ -100,6 +100,8 @@ typedef struct TmaTile {
   IrTmaDesc desc;
   Value *coord[IR_TMA_MAX_RANK];
   int cdim;                /* the contiguous tensor dim (recipe dim 0) */
+  int adv_dim;             /* a pointer carried by the loop: the recipe dim it */
+  int64_t adv;             /* advances along, adv elements an iteration (0: none) */
   int map;                 /* index of its hidden parameter in func->tma (pass_tma_map) */
 } TmaTile;
 bool pass_tma_tile(IrModule *m, const Op *load, const Layout *shared, TmaTile *out);

@@ -221,6 +221,43 @@ static int stagings(Pipe *p, const PassUsers *u, const Op *ld, Op **al, int cap)
   return n;
 }
 
+/* The load of a pointer tensor the loop carries and advances by a scalar
+ * each iteration (`qT_ptrs += step_m * stride_tok`), unmasked, whose first
+ * value is a TMA tile: that tile's recipe, advancing along the recipe dim
+ * whose stride the scalar is a constant multiple of (t->adv elements an
+ * iteration; issue_stage adds adv * (iv - lb) / step to the coordinate). */
+static bool carried_tma(Pipe *p, const Op *ld, const Layout *shared, TmaTile *t) {
+  const Value *ptr = ld->operands[0];
+  if (ld->operands[1] || ptr->block != p->body || ptr->index < 1) return false;
+  int j = ptr->index - 1;
+  const Value *nx = p->body->last->operands[j];
+  if (!nx->def || nx->def->kind != OP_ADDPTR || nx->def->operands[0] != ptr) return false;
+  const Value *inc = nx->def->operands[1];
+  if (!inc->def || inc->def->kind != OP_SPLAT) return false;
+  const Value *c = inc->def->operands[0];
+  while (c->def && c->def->kind == OP_CAST && dt_is_int(c->def->operands[0]->type->dtype)) c = c->def->operands[0];
+  if (!pass_tma_tile_at(p->m, p->loop->operands[3 + j], NULL, NULL, shared, t)) return false;
+  /* c = k * stride_d, k a constant (or c = stride_d) */
+  for (int d = 1; d < t->desc.rank; d++) {
+    IrTmaValue s = t->desc.strides[d];
+    int64_t k = 0;
+    const Op *cd = c->def;
+    if (s.arg >= 0 && p->f->args[s.arg].value == c) k = 1;
+    for (int i = 0; i < 2 && !k && cd && cd->kind == OP_MUL; i++) {
+      const Value *a = cd->operands[i], *b = cd->operands[1 - i];
+      while (b->def && b->def->kind == OP_CAST) b = b->def->operands[0];
+      if (a->def && a->def->kind == OP_CONSTANT && s.arg >= 0 && p->f->args[s.arg].value == b) k = a->def->attr.ival;
+    }
+    if (!k && s.arg < 0 && cd && cd->kind == OP_CONSTANT && s.value && cd->attr.ival % s.value == 0)
+      k = cd->attr.ival / s.value;
+    if (k > 0 && k < (1 << 20)) {
+      t->adv_dim = d, t->adv = k;
+      return true;
+    }
+  }
+  return false;
+}
+
 /* A load to pipeline: al[] its stagings (*nal of them, all served by one
  * ring; none: a load read in registers), *st_out the type of one slot,
  * *tma_out its TMA recipe (or NULL: cp.async). */
@@ -245,7 +282,7 @@ static bool candidate(Pipe *p, const PassUsers *u, Op *ld, Op **al, int *nal, co
   *st_out = st;
   if (!address_ok(p, ld)) return false;
   TmaTile t;
-  if (by_wgmma && pass_tma_tile(p->m, ld, st->layout, &t)) {
+  if (by_wgmma && (pass_tma_tile(p->m, ld, st->layout, &t) || carried_tma(p, ld, st->layout, &t))) {
     *tma_out = xmalloc(sizeof t);
     **tma_out = t;
   } else if (!cp_async_ok(ld, st)) {
@@ -298,6 +335,13 @@ static void issue_stage(Pipe *p, IrBuilder *b, ValueMap *vm, Value *iv, Value *s
       Value *ops[5 + IR_TMA_MAX_RANK] = {p->m->func->tma[t->map].param, view, p->bars, slot, guard};
       for (int k = 0; k < t->desc.rank; k++) /* coordinates, innermost first */
         ops[5 + k] = t->coord[k] ? vmap_get(vm, t->coord[k]) : iconst(b, i32, 0);
+      if (t->adv) { /* a carried pointer: + adv * (iv - lb) / step */
+        Value *it = irb_binary(b, OP_SUB, iv, p->loop->operands[0]);
+        if (p->step != 1) it = irb_binary(b, OP_DIV, it, iconst(b, it->type, p->step));
+        if (it->type != i32) it = irb_cast(b, it, i32);
+        Value *off = irb_binary(b, OP_MUL, it, iconst(b, i32, t->adv));
+        ops[5 + t->adv_dim] = irb_binary(b, OP_ADD, ops[5 + t->adv_dim], off);
+      }
       irb_op(b, OP_TMA_COPY, ops, 5 + t->desc.rank, NULL);
       continue;
     }

@@ -226,6 +226,10 @@ typedef struct Outer {
 static bool offset_terms(const IrFunc *f, const Value *off, Outer *o, int *n, int cap) {
   const Op *d = off->def;
   if (!d || off->type->rank) return false;
+  /* a sum formed in i32 and widened (`(stride_h * (bhid % H) + ...).to(tl.int64)`):
+   * the map computes it in 64 bits, which differs only where the i32 sum wrapped */
+  if (d->kind == OP_CAST && off->type->dtype == DT_I64 && d->operands[0]->type->dtype == DT_I32)
+    return offset_terms(f, d->operands[0], o, n, cap);
   if (d->kind == OP_ADD)
     return offset_terms(f, d->operands[0], o, n, cap) && offset_terms(f, d->operands[1], o, n, cap);
   if (d->kind != OP_MUL || *n == cap) return false;
