@@ -89,6 +89,8 @@ typedef struct CgOwnerCache {
   LLVMValueRef pred;          /* NULL when every thread owns its elements */
 } CgOwnerCache;
 
+typedef enum CgRole { CG_ROLE_NONE, CG_ROLE_PRODUCER, CG_ROLE_CONSUMER } CgRole;
+
 typedef struct CgCtx {
   IrModule *m;
   IrFunc *f;
@@ -101,7 +103,11 @@ typedef struct CgCtx {
   const Op *last_error_op;    /* report one error per op, not one per element */
   Arena arena;                /* codegen-private memory, freed at the end */
   int capability;             /* 80, 90, ... */
-  int num_warps, nthreads;
+  int num_warps, nthreads;    /* the warps and threads the layouts span (the consumers of
+                                 warp-specialized code) */
+  int launch_threads;         /* the block: nthreads plus the producer warps' threads */
+  CgRole role;                /* the WARP_ROLES region being lowered (CG_ROLE_NONE outside) */
+  bool producer_joins;        /* region 0 of WARP_ROLES ended in the join barrier */
   int *use_counts;            /* by Value.id */
 
   LLVMContextRef ctx;
@@ -148,7 +154,12 @@ LLVMValueRef cg_intrin(CgCtx *cg, const char *name, LLVMTypeRef *tys, int ntys,
 LLVMValueRef cg_asm(CgCtx *cg, LLVMTypeRef ret, const char *text, const char *constraints,
                     LLVMValueRef *args, int nargs, bool side_effects);
 LLVMValueRef cg_sreg(CgCtx *cg, LLVMBuilderRef b, const char *name); /* "tid.x" */
+/* A barrier of the threads running the code: the CTA, or inside
+ * WARP_ROLES' consumer region the consumer warps (named barrier 1). */
 void cg_barrier(CgCtx *cg);
+/* The thread that does what one thread must (thread 0; the producer's
+ * first thread in WARP_ROLES' producer region). */
+LLVMValueRef cg_lead_tid(CgCtx *cg);
 /* Code emitted between these runs only where `pred` (i1) holds: begin
  * returns the block to continue in (NULL, and nothing emitted, when pred is
  * NULL: every thread runs it), end closes it. */
@@ -332,6 +343,9 @@ void cg_lower_async_copy(CgCtx *cg, Op *op);      /* cg_async.c */
 void cg_lower_async_commit(CgCtx *cg, Op *op);
 void cg_lower_async_wait(CgCtx *cg, Op *op);
 void cg_lower_mbar(CgCtx *cg, Op *op);            /* cg_tma.c */
+void cg_lower_warp_roles(CgCtx *cg, Op *op);      /* cg_warp_roles.c */
+int cg_ws_ctas_per_sm(const CgCtx *cg);           /* cg_warp_roles.c: the CTAs an SM runs */
+void cg_lower_barrier(CgCtx *cg, Op *op);         /* cg_warp_roles.c */
 void cg_lower_tma_copy(CgCtx *cg, Op *op);
 void cg_lower_tma_store(CgCtx *cg, Op *op);
 

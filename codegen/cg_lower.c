@@ -86,7 +86,10 @@ static void lower_op(CgCtx *cg, Op *op) {
   case OP_ASYNC_COPY: cg_lower_async_copy(cg, op); return;
   case OP_ASYNC_COMMIT: cg_lower_async_commit(cg, op); return;
   case OP_ASYNC_WAIT: cg_lower_async_wait(cg, op); return;
-  case OP_MBAR_INIT: case OP_MBAR_EXPECT: case OP_MBAR_WAIT: case OP_MBAR_INVAL: cg_lower_mbar(cg, op); return;
+  case OP_MBAR_INIT: case OP_MBAR_EXPECT: case OP_MBAR_WAIT: case OP_MBAR_INVAL: case OP_MBAR_ARRIVE:
+    cg_lower_mbar(cg, op);
+    return;
+  case OP_WARP_ROLES: cg_lower_warp_roles(cg, op); return;
   case OP_TMA_COPY: cg_lower_tma_copy(cg, op); return;
   case OP_TMA_STORE: cg_lower_tma_store(cg, op); return;
   default: break;
@@ -127,7 +130,7 @@ static void lower_op(CgCtx *cg, Op *op) {
   case OP_ASSUME: lower_identity(cg, op); return;
   case OP_ASSERT: cg_lower_assert(cg, op); return; /* present in debug mode only */
   case OP_PRINT: cg_lower_print(cg, op); return;
-  case OP_BARRIER: cg_barrier(cg); return;
+  case OP_BARRIER: cg_lower_barrier(cg, op); return;
   case OP_FOR: cg_lower_for(cg, op); return;
   case OP_IF: cg_lower_if(cg, op); return;
   case OP_WHILE: cg_lower_while(cg, op); return;

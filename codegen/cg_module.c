@@ -142,7 +142,9 @@ static void build_kernel(CgCtx *cg) {
   LLVMTypeRef fty = LLVMFunctionType(cg->t_void, pt, (unsigned)(n + f->ntma), 0);
   cg->fn = LLVMAddFunction(cg->mod, f->name, fty);
   annotate(cg, "kernel", 1);
-  annotate(cg, "maxntidx", cg->nthreads);
+  annotate(cg, "maxntidx", cg->launch_threads);
+  if (cg->launch_threads > cg->nthreads) /* setmaxnreg needs the entry's register count known */
+    annotate(cg, "minctasm", cg_ws_ctas_per_sm(cg));
   tma_params(cg, n);
 
   cg->smem = LLVMAddGlobalInAddressSpace(cg->mod, LLVMArrayType2(cg->t_i8, 0), "global_smem", 3);
@@ -279,6 +281,7 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, DiagEngine *dia
     if (*p >= '0' && *p <= '9') cg.capability = cg.capability * 10 + (*p - '0');
   cg.num_warps = m->num_warps > 0 ? m->num_warps : 4;
   cg.nthreads = 32 * cg.num_warps;
+  cg.launch_threads = 32 * (cg.num_warps + (m->producer_warps > 0 ? m->producer_warps : 0));
   cg.nvals = cg.f->nvalues;
   cg.vals = ARENA_ARRAY(&cg.arena, CgVal, cg.nvals ? cg.nvals : 1);
   cg.use_counts = ir_use_counts(cg.f);

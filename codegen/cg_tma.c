@@ -6,11 +6,13 @@
  * marked grid-constant (nvvm.annotations "grid_constant"), so its address
  * (cvta.param) is what cp.async.bulk.tensor reads; its value is that
  * 64-bit generic address.  A ring of mbarriers is a shared buffer of
- * 8-byte words.  Thread 0 does everything one thread must do (initialize,
- * arrive with the expected byte count, issue the copies, invalidate);
- * every thread waits:
+ * 8-byte words.  Thread 0 (in a warp-specialized kernel's producer region:
+ * the producer's first thread) does everything one thread must do
+ * (initialize, arrive with the expected byte count, issue the copies,
+ * invalidate); every thread waits; a consumer warp releases a slot with
+ * one arrival (MBAR_ARRIVE, lane 0):
  *
- *   mbarrier.init.shared::cta.b64 [bar], 1;  fence.mbarrier_init.release.cluster;
+ *   mbarrier.init.shared::cta.b64 [bar], count;  fence.mbarrier_init.release.cluster;
  *   mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], bytes;
  *   cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes   (3d..5d: outer dims)
  *       [dst], [map, {c0, c1}], [bar];
@@ -42,10 +44,10 @@ static LLVMValueRef bar_addr(CgCtx *cg, const Op *op, const Value *bars, const V
   return LLVMBuildPtrToInt(cg->b, cg_smem_abs(cg, off), cg->t_i32, "");
 }
 
-/* Run the code emitted between begin and end in thread 0 only (and when
+/* Run the code emitted between begin and end in the lead thread only (and when
  * `pred`, an i1, holds; NULL = always). */
 static LLVMBasicBlockRef begin_thread0(CgCtx *cg, LLVMValueRef pred) {
-  LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntEQ, cg->tid, cg_i32(cg, 0), "");
+  LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntEQ, cg->tid, cg_lead_tid(cg), "");
   if (pred) c = LLVMBuildAnd(cg->b, c, pred, "");
   return cg_begin_guard(cg, c);
 }
@@ -63,10 +65,12 @@ void cg_lower_mbar(CgCtx *cg, Op *op) {
   switch (op->kind) {
   case OP_MBAR_INIT: case OP_MBAR_INVAL: {
     LLVMBasicBlockRef cont = begin_thread0(cg, NULL);
+    char init[64];
+    snprintf(init, sizeof init, "mbarrier.init.shared::cta.b64 [$0], %d;", op->attr.num > 0 ? op->attr.num : 1);
     for (int64_t s = 0; s < ring_len(bars); s++) {
       LLVMValueRef off = LLVMBuildAdd(cg->b, base, cg_i32(cg, s * 8), "");
       LLVMValueRef a = LLVMBuildPtrToInt(cg->b, cg_smem_abs(cg, off), cg->t_i32, "");
-      if (op->kind == OP_MBAR_INIT) cg_asm(cg, cg->t_void, "mbarrier.init.shared::cta.b64 [$0], 1;", "r", &a, 1, true);
+      if (op->kind == OP_MBAR_INIT) cg_asm(cg, cg->t_void, init, "r", &a, 1, true);
       else cg_asm(cg, cg->t_void, "mbarrier.inval.shared::cta.b64 [$0];", "r", &a, 1, true);
     }
     if (op->kind == OP_MBAR_INIT) cg_asm(cg, cg->t_void, "fence.mbarrier_init.release.cluster;", "", NULL, 0, true);
@@ -80,6 +84,17 @@ void cg_lower_mbar(CgCtx *cg, Op *op) {
     LLVMValueRef args[2] = {a, LLVMBuildSelect(cg->b, pred, cg_i32(cg, op->attr.num), cg_i32(cg, 0), "")};
     cg_asm(cg, cg->t_void, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}", args, 2,
            true);
+    cg_end_guard(cg, cont);
+    return;
+  }
+  case OP_MBAR_ARRIVE: { /* lane 0 of each warp, once the warp's lanes are past their reads */
+    LLVMValueRef a = bar_addr(cg, op, bars, op->operands[1]);
+    LLVMValueRef pred = as_i1(cg, cg_get(cg, op, op->operands[2])->v[0]);
+    LLVMValueRef all = cg_i32(cg, -1);
+    cg_intrin(cg, "llvm.nvvm.bar.warp.sync", NULL, 0, &all, 1);
+    LLVMValueRef lead = LLVMBuildICmp(cg->b, LLVMIntEQ, cg->lane, cg_i32(cg, 0), "");
+    LLVMBasicBlockRef cont = cg_begin_guard(cg, LLVMBuildAnd(cg->b, lead, pred, ""));
+    cg_asm(cg, cg->t_void, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", &a, 1, true);
     cg_end_guard(cg, cont);
     return;
   }

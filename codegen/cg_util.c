@@ -112,7 +112,17 @@ void cg_end_guard(CgCtx *cg, LLVMBasicBlockRef cont) {
   LLVMPositionBuilderAtEnd(cg->b, cont);
 }
 
-void cg_barrier(CgCtx *cg) { cg_intrin(cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0); }
+void cg_barrier(CgCtx *cg) {
+  if (cg->role == CG_ROLE_CONSUMER) {
+    LLVMValueRef args[2] = {cg_i32(cg, 1), cg_i32(cg, cg->nthreads)};
+    cg_intrin(cg, "llvm.nvvm.barrier.sync.cnt", NULL, 0, args, 2);
+    return;
+  }
+  if (cg->role == CG_ROLE_PRODUCER) cg_error(cg, NULL, "a barrier in the producer warp of warp_roles");
+  cg_intrin(cg, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
+}
+
+LLVMValueRef cg_lead_tid(CgCtx *cg) { return cg_i32(cg, cg->role == CG_ROLE_PRODUCER ? cg->nthreads : 0); }
 
 LLVMValueRef cg_smem_abs(CgCtx *cg, LLVMValueRef byte_off) {
   return LLVMBuildGEP2(cg->b, cg->t_i8, cg->smem, &byte_off, 1, "");

@@ -162,7 +162,7 @@ static char *print_module(const IrModule *m) {
 /* The launch facts of the compiled kernel, for the result. */
 static void describe_kernel(const IrModule *m, const CgResult *cr, tlc_compile_result *res) {
   res->kernel_symbol = xstrdup(m->func->name);
-  res->num_warps = m->num_warps;
+  res->num_warps = m->num_warps + m->producer_warps; /* the launch: consumers and producer */
   res->shared_bytes = cr->shared_bytes;
   res->nparams = m->func->nargs;
   res->params = xcalloc((size_t)m->func->nargs + 1, sizeof *res->params);
@@ -191,6 +191,7 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
   free(cdefs);
   res->stage_ms[TLC_STAGE_FRONTEND] += clock_ms() - t;
   if (!m) return failed_status(diag, "specialization");
+  m->warp_specialize = opt->warp_specialize;
   if (ir_verify_report(m, false, diag, true, "after specialization")) return TLC_COMPILE_INTERNAL;
   if (opt->emit == TLC_EMIT_TIR_SPEC) {
     res->text = print_module(m);
@@ -321,6 +322,7 @@ uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *
   MIX_INT(opt->emit);
   MIX_INT(opt->opt_level);
   MIX_INT(opt->debug);
+  MIX_INT(opt->warp_specialize);
   return h;
 #undef MIX_STR
 #undef MIX_INT

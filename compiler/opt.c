@@ -50,7 +50,7 @@ tlc_compile_status tlc_opt_ir(const char *path, const char *text, const char *pa
       sb_init(&out);
       ir_print_module(&out, m);
       res->text = sb_take(&out);
-      res->num_warps = m->num_warps;
+      res->num_warps = m->num_warps + m->producer_warps;
     }
   }
   if (diag.nerrors) st = diag.ninternal ? TLC_COMPILE_INTERNAL : TLC_COMPILE_ERROR;

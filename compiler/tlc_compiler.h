@@ -52,6 +52,9 @@ typedef struct tlc_compile_options {
   bool debug;               /* Triton's debug mode: tl.device_assert (and `assert` on a runtime
                                value) checked on the device; off by default, as in Triton,
                                when they compile to nothing */
+  bool warp_specialize;     /* on sm_90, move every TMA-pipelined loop's copies to a producer
+                               warp (the warp-specialize pass; without it only loops marked
+                               tl.range(warp_specialize=True)) */
 } tlc_compile_options;
 
 typedef struct tlc_param_info {

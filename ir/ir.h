@@ -433,8 +433,12 @@ typedef struct IrModule {
   Arena *arena;
   IrContext *ctx;
   IrFunc *func;         /* the kernel */
-  int num_warps;
+  int num_warps;        /* the warps the layouts span (the consumers when warp-specialized) */
+  int producer_warps;   /* warps added for WARP_ROLES' producer (0: none); the launch
+                           runs num_warps + producer_warps warps */
   int num_stages;
+  int warp_specialize;  /* 1: warp-specialize every loop the pass can (the compile option),
+                           not only those marked tl.range(warp_specialize=True) */
   int threads_per_warp; /* 32 */
   int capability;       /* 80, 90, ... */
   const char *arch;     /* "sm_90a" */

@@ -187,6 +187,9 @@ static void print_attrs(Printer *p, const Op *op) {
   case OP_ASYNC_WAIT: case OP_DOT_WAIT: case OP_MBAR_EXPECT:
     sb_printf(&at, "num=%d", a->num);
     break;
+  case OP_MBAR_INIT: case OP_BARRIER: /* arrivals per phase; the join of WARP_ROLES */
+    if (a->num) sb_printf(&at, "num=%d", a->num);
+    break;
   case OP_ASYNC_COPY:
     if (a->vec) sb_printf(&at, "vec=%d", a->vec);
     break;
@@ -322,7 +325,7 @@ static void print_op_at(Printer *p, const Op *op, int depth) {
       const IrBlock *b = op->regions[r];
       if (op->kind == OP_IF && r == 1 && !b->first) break;
       if (r) {
-        sb_puts(sb, op->kind == OP_IF ? " else" : " do");
+        sb_puts(sb, op->kind == OP_IF ? " else" : op->kind == OP_WARP_ROLES ? " consumers" : " do");
         if (op->kind == OP_WHILE && b->nargs) {
           sb_puts(sb, " (");
           for (int i = 0; i < b->nargs; i++) {
@@ -418,6 +421,8 @@ void ir_print_module(StrBuf *sb, const IrModule *m) {
     print_tma(&p, f, &f->tma[i]);
   }
   sb_printf(sb, ") {num_warps=%d", m->num_warps);
+  if (m->producer_warps) sb_printf(sb, ", producer_warps=%d", m->producer_warps);
+  if (m->warp_specialize) sb_puts(sb, ", warp_specialize=1");
   if (m->smem_buffers_end) sb_printf(sb, ", smem_buffers=%d", m->smem_buffers_end);
   if (m->shared_bytes) sb_printf(sb, ", shared=%d", m->shared_bytes);
   sb_puts(sb, "} {\n");

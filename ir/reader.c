@@ -638,6 +638,8 @@ static const struct {
   size_t offset;
 } func_attrs[] = {
     {"num_warps", offsetof(IrModule, num_warps)},
+    {"producer_warps", offsetof(IrModule, producer_warps)},
+    {"warp_specialize", offsetof(IrModule, warp_specialize)},
     {"smem_buffers", offsetof(IrModule, smem_buffers_end)},
     {"shared", offsetof(IrModule, shared_bytes)},
 };
@@ -952,6 +954,16 @@ static Op *if_op(Reader *r, IrBlock *b, OpText *t) {
   return op;
 }
 
+/* warp_roles { producer } consumers { consumers } */
+static Op *warp_roles_op(Reader *r, IrBlock *b, OpText *t) {
+  Op attrs = {0};
+  Op *op = finish_op(r, b, t, 2, &attrs);
+  if (!op) return NULL;
+  region(r, op->regions[0]);
+  if (!r->failed && expect(r, "consumers")) region(r, op->regions[1]);
+  return op;
+}
+
 /* Any other op: operands, attributes, types. */
 static Op *generic_op(Reader *r, IrBlock *b, OpText *t) {
   operand_list(r, t);
@@ -995,7 +1007,7 @@ static const struct {
   Op *(*read)(Reader *r, IrBlock *b, OpText *t);
 } special_ops[] = {
     {OP_CONSTANT, constant_op}, {OP_FOR, for_op}, {OP_WHILE, while_op}, {OP_IF, if_op},
-    {OP_REDUCE, combine_op},    {OP_SCAN, combine_op},
+    {OP_REDUCE, combine_op},    {OP_SCAN, combine_op},      {OP_WARP_ROLES, warp_roles_op},
 };
 
 static bool op_kind(Reader *r, const char *name, OpKind *out) {

@@ -295,7 +295,12 @@ static void check_types(Verifier *v, const Op *op) {
     check_layout_eq(v, op, o[0], o[3]);
     break;
   }
-  case OP_MBAR_INIT: case OP_MBAR_INVAL: case OP_MBAR_EXPECT: case OP_MBAR_WAIT: {
+  case OP_WARP_ROLES:
+    if (op->nregions != 2) fail(v, op, "warp_roles has a producer and a consumer region");
+    if (!op->parent || op->parent->parent) fail(v, op, "warp_roles stands at the top level of the function");
+    if (v->m->producer_warps < 1) fail(v, op, "warp_roles in a module without producer warps");
+    break;
+  case OP_MBAR_INIT: case OP_MBAR_INVAL: case OP_MBAR_EXPECT: case OP_MBAR_WAIT: case OP_MBAR_ARRIVE: {
     const Type *bt = o[0]->type;
     if (bt->rank != 1 || bt->dtype != DT_I64) fail(v, op, "mbarriers are a tensor<S x i64> in shared memory");
     if (v->layouts && (!bt->layout || bt->layout->kind != LAY_SHARED)) fail(v, op, "mbarriers live in shared memory");

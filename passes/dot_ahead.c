@@ -118,34 +118,13 @@ static Value *clone_dot(IrBuilder *b, const Ahead *a, Value *rd, Value *slot, bo
   return d->results[0];
 }
 
-/* Is this the ring pipeline.c built: the slot advancing by one modulo S
- * (`select(rd + 1 == S, 0, rd + 1)` yielded) and at least two stages
- * announced before the loop (the early wait on stage j+1 relies on it
- * having been issued an iteration before)?  IR written by hand to `tlc opt`
- * may differ; then the loop is left alone. */
-static bool pipelined_ring(const Op *loop, const Value *bars, const Value *rd) {
-  const IrBlock *body = loop->regions[0];
-  const Value *nx = body->last->operands[rd->index - 1];
-  const Op *sel = nx->def;
-  if (!sel || sel->kind != OP_SELECT) return false;
-  const Op *inc = sel->operands[2]->def;
-  if (!inc || inc->kind != OP_ADD || inc->operands[0] != rd || !inc->operands[1]->def ||
-      inc->operands[1]->def->kind != OP_CONSTANT || inc->operands[1]->def->attr.ival != 1)
-    return false;
-  int announced = 0;
-  for (const Op *op = loop->parent->first; op && op != loop; op = op->next)
-    announced += op->kind == OP_MBAR_EXPECT && op->operands[0] == bars;
-  return announced >= 2;
-}
-
 static void rewrite(IrModule *m, Op *loop) {
   IrBlock *body = loop->regions[0];
+  Value *bars, *rd, *ph;
+  if (!pass_tma_ring_loop(loop, &bars, &rd, &ph)) return;
   Op *wait = body->first;
-  if (!wait || wait->kind != OP_MBAR_WAIT || !outside(body, wait->operands[0])) return;
-  Value *bars = wait->operands[0], *rd = wait->operands[1], *ph = wait->operands[2];
-  if (rd->block != body || ph->block != body || rd->index < 1 || ph->index < 1) return;
   int64_t S = bars->type->shape[0];
-  if (S < 3 || !pipelined_ring(loop, bars, rd)) return;
+  if (S < 3) return;
   Ahead a = {0};
   if (!find_dot(body, rd, &a)) return;
   int64_t regs = 2 * thread_regs(m, a.dot->results[0]->type);

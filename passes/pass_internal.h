@@ -112,5 +112,12 @@ bool pass_tma_tile_at(IrModule *m, const Value *ptr, const Value *mask, const Va
 /* The hidden tensor-map parameter for recipe d: an existing one with the
  * same recipe, or a new one.  Returns its index in func->tma. */
 int pass_tma_map(IrModule *m, const IrTmaDesc *d);
+/* Is loop a TMA ring loop as the pipeline pass builds it: the body opens
+ * with mbar_wait %bars, %rd, %ph (the ring's barriers defined outside, the
+ * read slot and its phase iter args), the slot advances by one modulo S
+ * (`select(rd + 1 == S, 0, rd + 1)` yielded) and at least two stages are
+ * announced on %bars before the loop?  IR written by hand to `tlc opt` may
+ * differ; then passes leave the loop alone.  (pipeline.c) */
+bool pass_tma_ring_loop(const Op *loop, Value **bars, Value **rd, Value **ph);
 
 #endif

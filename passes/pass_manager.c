@@ -34,6 +34,9 @@ const PassInfo pass_table[] = {
     {"dot-ahead", pass_dot_ahead,
      "sm_90: in a TMA-pipelined loop, the wgmma dot of a ring slot and invariants (attention's "
      "q @ k) is issued one iteration early, overlapping the next S with this softmax"},
+    {"warp-specialize", pass_warp_specialize,
+     "sm_90: a TMA-pipelined loop's copies move to a producer warp (tl.range(warp_specialize=True) or "
+     "the compile option); the warps wait for the slots and hand each back when done"},
     {"tma-store", pass_tma_store,
      "sm_90: tile stores outside loops, masked by the array's extents, go out through shared memory "
      "and one bulk tensor copy"},
@@ -112,6 +115,7 @@ int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
   run(&r, "pipeline");       /* multi-stage rings of async copies; async wgmma */
   run(&r, "dot-ahead");      /* the next iteration's q @ k in flight during this softmax */
   run(&r, "tma-store");      /* epilogue tile stores through shared memory and TMA */
+  run(&r, "warp-specialize"); /* the copies to a producer warp (when asked) */
   run(&r, "canonicalize");   /* the loads' dead address arithmetic */
   run(&r, "allocate-shared"); /* offsets of the shared-memory buffers */
   if (!r.failed && !opt->verify_each &&

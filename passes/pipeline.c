@@ -648,3 +648,26 @@ int pass_pipeline(IrModule *m, StrBuf *errors) {
   free(loops);
   return 0;
 }
+
+bool pass_tma_ring_loop(const Op *loop, Value **bars, Value **rd, Value **ph) {
+  if (loop->kind != OP_FOR || loop->nregions != 1) return false;
+  const IrBlock *body = loop->regions[0];
+  const Op *wait = body->first;
+  if (!wait || wait->kind != OP_MBAR_WAIT) return false;
+  Value *b = wait->operands[0], *r = wait->operands[1], *p = wait->operands[2];
+  if (!b->def || b->def->parent == body || r->block != body || p->block != body || r->index < 1 || p->index < 1)
+    return false;
+  const Value *nx = body->last->operands[r->index - 1];
+  const Op *sel = nx->def;
+  if (!sel || sel->kind != OP_SELECT) return false;
+  const Op *inc = sel->operands[2]->def;
+  if (!inc || inc->kind != OP_ADD || inc->operands[0] != r || !inc->operands[1]->def ||
+      inc->operands[1]->def->kind != OP_CONSTANT || inc->operands[1]->def->attr.ival != 1)
+    return false;
+  int announced = 0;
+  for (const Op *op = loop->parent->first; op && op != loop; op = op->next)
+    announced += op->kind == OP_MBAR_EXPECT && op->operands[0] == b;
+  if (announced < 2) return false;
+  *bars = b, *rd = r, *ph = p;
+  return true;
+}

@@ -70,6 +70,9 @@ static tlc_status rt_request_init(tlc_runtime *rt, RtJitRequest *q, const char *
   q->co.num_warps = opt ? opt->num_warps : 0; /* 0: the compiler's default */
   q->co.num_stages = opt ? opt->num_stages : 0;
   q->co.debug = opt && opt->debug;
+  /* TLC_WARP_SPECIALIZE=1: every kernel as if its options asked (A/B runs) */
+  const char *ws = getenv("TLC_WARP_SPECIALIZE");
+  q->co.warp_specialize = (opt && opt->warp_specialize) || (ws && !strcmp(ws, "1"));
   char why[256];
   if (tlc_compile_options_check(&q->co, why, sizeof why) != 0)
     return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_options: %s", why);

@@ -35,7 +35,7 @@ enum { CMD_COMPILE = 1, CMD_OPT = 2, CMD_AUTOTUNE = 4, CMD_ALL = 7 };
 /* Long-only options get codes above the characters. */
 enum {
   OPT_KERNEL = 256, OPT_SIGNATURE, OPT_EMIT, OPT_ARCH, OPT_NUM_WARPS, OPT_NUM_STAGES,
-  OPT_DUMP_AFTER, OPT_VERIFY_EACH, OPT_COLOR, OPT_TIME, OPT_PASS, OPT_SPLIT, OPT_VERSION, OPT_DEBUG,
+  OPT_DUMP_AFTER, OPT_VERIFY_EACH, OPT_COLOR, OPT_TIME, OPT_PASS, OPT_SPLIT, OPT_VERSION, OPT_DEBUG, OPT_WARP_SPECIALIZE,
 };
 
 typedef struct CliOption {
@@ -65,6 +65,9 @@ static const CliOption cli_options[] = {
      "LLVM optimisation level 0-3: -O2, --opt-level=2 (default 3; -O alone is -O1)"},
     {"debug", OPT_DEBUG, no_argument, NULL, CMD_COMPILE,
      "Triton's debug mode: check tl.device_assert on the device (off: it compiles to nothing)"},
+    {"warp-specialize", OPT_WARP_SPECIALIZE, no_argument, NULL, CMD_COMPILE,
+     "sm_90: a producer warp issues every TMA-pipelined loop's copies (default: only loops marked "
+     "tl.range(warp_specialize=True))"},
     {"pass", OPT_PASS, required_argument, "NAME[,NAME]", CMD_OPT, "run these passes, in order (repeatable)"},
     {"split-input-file", OPT_SPLIT, no_argument, NULL, CMD_OPT,
      "treat each part between '// -----' lines as a module of its own"},
@@ -202,6 +205,7 @@ static int take_option(Cli *c, int code, const char *arg) {
   case OPT_DUMP_AFTER: c->opt.dump_after = arg; break;
   case OPT_VERIFY_EACH: c->opt.verify_each = true; break;
   case OPT_DEBUG: c->opt.debug = true; break;
+  case OPT_WARP_SPECIALIZE: c->opt.warp_specialize = true; break;
   case OPT_SPLIT: c->split = true; break;
   case OPT_TIME: c->time = true; break;
   case 'o': c->out_path = arg; break;

@@ -1,0 +1,384 @@
+/* warp_specialize.c — the pass "warp-specialize": a TMA-pipelined loop's
+ * copies move to a producer warp; the kernel's warps (the consumers) only
+ * wait for the slots, compute, and hand each slot back when done with it.
+ *
+ * Before (pipeline.c, maybe dot-ahead), at the top level of the kernel:
+ *
+ *   <rings, %bars = local_alloc; mbar_init %bars; barrier>
+ *   <prologue: mbar_expect %bars, s; tma_copy ... for stages 0 .. S-2>
+ *   for ... iter_args(..., %rd, %ph) {
+ *     mbar_wait %bars, %rd, %ph
+ *     <compute on the slot views>
+ *     barrier                                   (every warp is off slot rd-1)
+ *     mbar_expect %bars, %wr, %p; tma_copy ...  (refill slot rd-1)
+ *     yield
+ *   }
+ *   barrier; mbar_inval %bars; <epilogue>
+ *
+ * After:
+ *
+ *   <rings, %bars, %empty = local_alloc; mbar_init %bars;
+ *    mbar_init %empty {num=num_warps}; barrier>
+ *   warp_roles {                                (one producer warp)
+ *     <the scalars the copies need, the prologue's copies>
+ *     for ... iter_args(<the scalar iter args the copies need>, %k = 0) {
+ *       %kn = %wr == 0 ? %k ^ 1 : %k            (how often slot %wr was filled, mod 2)
+ *       mbar_wait %empty, %wr, %kn ^ 1          (its last reader handed it back)
+ *       mbar_expect %bars, %wr, %p; tma_copy ...
+ *       yield ..., %kn
+ *     }
+ *     barrier {num=1}                           (join)
+ *   } consumers {
+ *     <everything else, without the copies and the refill barrier>
+ *     for ... {
+ *       ...
+ *       mbar_arrive %empty, <the slot released>, <pred>
+ *       yield
+ *     }
+ *     barrier {num=1}; mbar_inval %bars; mbar_inval %empty; <epilogue>
+ *   }
+ *
+ * The slot released at the end of iteration j: rd when every wgmma issued
+ * in the body is complete at the yield (the last dot_wait {num=0}); rd-1
+ * (from iteration 1 on) when one async dot stays in flight across the back
+ * edge (matmul's `acc += dot`, dot_wait {num=1}).  A fresh mbarrier counts
+ * its phase -1 as complete, so the first fill of each slot does not wait.
+ * The join keeps the producer's last arrivals on %bars (stages past the
+ * loop's end announce no bytes) before the barriers' bytes are reused.
+ *
+ * Taken for a loop marked tl.range(warp_specialize=True), or for every
+ * such loop when the module asks (the compile option); and only when the
+ * copies' inputs are scalars, the loop stands at the top level (the
+ * producer runs it exactly as often as the consumers) and is the kernel's
+ * only TMA ring.  m->producer_warps becomes 4 (a warpgroup: setmaxnreg and
+ * the named barriers count whole warpgroups); one of them issues. */
+#include "passes/pass_internal.h"
+
+#include <stdlib.h>
+
+enum { PRODUCER_WARPS = 4 };
+
+typedef struct Ws {
+  IrModule *m;
+  IrFunc *f;
+  Op *loop;
+  IrBlock *body;
+  Value *bars, *rd, *ph;
+  int64_t S;
+  Op **fills;                  /* prologue and body: mbar_expect and tma_copy on bars */
+  int nfills;
+  Op *expect;                  /* the body's mbar_expect */
+  Op *refill_barrier;          /* the body's barrier before the refill */
+  Op *inval;                   /* mbar_inval %bars after the loop (a barrier before it) */
+  bool release_prev;           /* one async dot stays in flight: release slot rd-1 */
+  ValueMap vm;                 /* originals -> the producer's clones */
+  uint8_t *prefix;             /* by Op.id: stays before warp_roles */
+  uint8_t *need;               /* by Op.id: a body op the producer runs */
+  uint8_t *need_arg;           /* by body arg index */
+} Ws;
+
+static bool is_fill(const Ws *w, const Op *op) {
+  return (op->kind == OP_MBAR_EXPECT && op->operands[0] == w->bars) ||
+         (op->kind == OP_TMA_COPY && op->operands[2] == w->bars);
+}
+
+/* A scalar op the producer may recompute: pure, no regions, scalar results
+ * (or a ring view). */
+static bool recomputable(const Op *op) {
+  if (!(ir_op_info[op->kind].traits & TR_PURE) || op->nregions) return false;
+  if (op->kind == OP_MEMDESC_INDEX) return true;
+  for (int i = 0; i < op->nresults; i++)
+    if (op->results[i]->type->rank) return false;
+  return true;
+}
+
+/* The copies, the refill barrier and how slots are released; false when
+ * the loop is not one this pass handles. */
+static bool analyze(Ws *w) {
+  IrBlock *fb = w->f->body, *body = w->body;
+  VEC(Op *) fills = {0};
+  for (Op *op = fb->first; op && op != w->loop; op = op->next)
+    if (is_fill(w, op)) VEC_PUSH(fills, op);
+  Op *last_wait = NULL, *first_fill = NULL;
+  int nasync = 0;
+  bool async_after_wait = false;
+  for (Op *op = body->first; op; op = op->next) {
+    if (op->nregions) goto no; /* (no region inside reads a slot) */
+    if (op->kind == OP_ASYNC_COPY || op->kind == OP_ASYNC_WAIT) goto no;
+    if (is_fill(w, op)) {
+      if (!first_fill) first_fill = op;
+      if (op->kind == OP_MBAR_EXPECT) {
+        if (w->expect) goto no;
+        w->expect = op;
+      }
+      VEC_PUSH(fills, op);
+    }
+    if (op->kind == OP_DOT && op->attr.is_async) nasync++, async_after_wait = true;
+    if (op->kind == OP_DOT_WAIT) last_wait = op, async_after_wait = false;
+  }
+  if (!w->expect || !first_fill) goto no;
+  for (int i = 0; i < fills.len; i++) /* every refill writes the slot the expect announces */
+    if (fills.data[i]->parent == body && fills.data[i]->operands[fills.data[i]->kind == OP_TMA_COPY ? 3 : 1] !=
+                                             w->expect->operands[1])
+      goto no;
+  if (nasync && (async_after_wait || !last_wait)) goto no;
+  if (nasync && last_wait->attr.num == 1 && nasync == 1) w->release_prev = true;
+  else if (nasync && last_wait->attr.num != 0) goto no;
+  /* the refill barrier: only pure ops between it and the first refill
+   * (nothing else relies on it) */
+  for (Op *op = first_fill->prev; op; op = op->prev) {
+    if (op->kind == OP_BARRIER && !op->attr.num) {
+      w->refill_barrier = op;
+      break;
+    }
+    if (!(ir_op_info[op->kind].traits & TR_PURE) || op->nregions) goto no;
+  }
+  if (!w->refill_barrier) goto no;
+  for (int i = 0; i < body->last->noperands; i++) { /* no view of a slot outlives its iteration */
+    const Layout *l = body->last->operands[i]->type->layout;
+    if (l && l->kind == LAY_SHARED) goto no;
+  }
+  w->fills = fills.data, w->nfills = fills.len;
+  return true;
+no:
+  VEC_FREE(fills);
+  return false;
+}
+
+static bool in_body(const Ws *w, const Value *v) {
+  return v->block == w->body || (v->def && v->def->parent == w->body);
+}
+
+/* The producer's copy of v (defined before the loop, at the top level),
+ * cloned at b with what it needs; false when it cannot be recomputed. */
+static bool outer_clone(Ws *w, IrBuilder *b, Value *v) {
+  if (!v || !v->def || (v->def && w->prefix[v->def->id]) || vmap_get(&w->vm, v) != v) return true;
+  Op *d = v->def;
+  if (d->parent != w->f->body || !recomputable(d)) return false;
+  for (int i = 0; i < d->noperands; i++)
+    if (!outer_clone(w, b, d->operands[i])) return false;
+  irb_clone(b, d, &w->vm);
+  return true;
+}
+
+/* Mark what the body's copies need (ops and iter args, through the yield). */
+static bool mark_body(Ws *w, Value *v) {
+  if (!v) return true;
+  if (v->block == w->body) {
+    if (v->index == 0 || w->need_arg[v->index]) return true;
+    w->need_arg[v->index] = 1;
+    return mark_body(w, w->body->last->operands[v->index - 1]);
+  }
+  Op *d = v->def;
+  if (!d || d->parent != w->body) return true; /* from outside: cloned before the loop */
+  if (w->need[d->id]) return true;
+  if (!recomputable(d)) return false;
+  w->need[d->id] = 1;
+  for (int i = 0; i < d->noperands; i++)
+    if (!mark_body(w, d->operands[i])) return false;
+  return true;
+}
+
+/* Region 0: the prologue's copies, then the loop of waits and refills. */
+static bool build_producer(Ws *w, IrBlock *region, Value *empty) {
+  IrModule *m = w->m;
+  IrBuilder b;
+  irb_init(&b, m, w->f, region);
+  b.loc = w->loop->loc;
+  const Type *i32 = ty_scalar(m->ctx, DT_I32);
+  for (int i = 0; i < w->nfills; i++) {
+    Op *op = w->fills[i];
+    if (op->parent == w->body) continue;
+    for (int k = 0; k < op->noperands; k++)
+      if (!outer_clone(w, &b, op->operands[k])) return false;
+    irb_clone(&b, op, &w->vm);
+  }
+  for (int i = 0; i < w->nfills; i++) {
+    Op *op = w->fills[i];
+    if (op->parent != w->body) continue;
+    w->need[op->id] = 1;
+    for (int k = 0; k < op->noperands; k++)
+      if (!mark_body(w, op->operands[k])) return false;
+  }
+  /* what the marked ops take from outside the body, and the bounds */
+  for (Op *op = w->body->first; op; op = op->next)
+    if (w->need[op->id])
+      for (int k = 0; k < op->noperands; k++)
+        if (op->operands[k] && !in_body(w, op->operands[k]) && !outer_clone(w, &b, op->operands[k])) return false;
+  int nargs = w->body->nargs - 1, n = 0;
+  Value **inits = xcalloc((size_t)nargs + 4, sizeof(Value *));
+  int *which = xcalloc((size_t)nargs + 1, sizeof(int));
+  for (int k = 0; k < 3; k++)
+    if (!outer_clone(w, &b, w->loop->operands[k])) goto fail;
+  for (int a = 1; a <= nargs; a++) {
+    if (!w->need_arg[a]) continue;
+    if (!outer_clone(w, &b, w->loop->operands[2 + a])) goto fail;
+    which[n] = a, inits[3 + n] = vmap_get(&w->vm, w->loop->operands[2 + a]), n++;
+  }
+  for (int k = 0; k < 3; k++) inits[k] = vmap_get(&w->vm, w->loop->operands[k]);
+  inits[3 + n] = irb_const_int(&b, i32, 0);
+  const Type **rts = xcalloc((size_t)n + 2, sizeof(Type *));
+  for (int i = 0; i <= n; i++) rts[i] = inits[3 + i]->type;
+  Op *pl = ir_op_new(m, w->f, OP_FOR, w->loop->loc, inits, 4 + n, rts, n + 1, 1);
+  pl->attr = w->loop->attr;
+  irb_insert(&b, pl);
+  IrBlock *pb = pl->regions[0];
+  vmap_set(&w->vm, w->body->args[0], ir_block_add_arg(m, w->f, pb, w->body->args[0]->type));
+  for (int i = 0; i < n; i++) vmap_set(&w->vm, w->body->args[which[i]], ir_block_add_arg(m, w->f, pb, rts[i]));
+  Value *k = ir_block_add_arg(m, w->f, pb, i32);
+  IrBuilder ib;
+  irb_init(&ib, m, w->f, pb);
+  ib.loc = w->loop->loc;
+  Value *kn = NULL;
+  for (Op *op = w->body->first; op && op != w->body->last; op = op->next) {
+    if (!w->need[op->id]) continue;
+    if (op == w->expect) { /* wait until the slot's last reader has handed it back */
+      Value *wr = vmap_get(&w->vm, op->operands[1]), *one = irb_const_int(&ib, i32, 1);
+      Value *wrap = irb_cmp(&ib, CMP_EQ, wr, irb_const_int(&ib, i32, 0));
+      kn = irb_select(&ib, wrap, irb_binary(&ib, OP_XOR, k, one), k);
+      Value *ops[3] = {empty, wr, irb_binary(&ib, OP_XOR, kn, one)};
+      irb_op(&ib, OP_MBAR_WAIT, ops, 3, NULL);
+    }
+    irb_clone(&ib, op, &w->vm);
+  }
+  Value **ys = xcalloc((size_t)n + 1, sizeof(Value *));
+  for (int i = 0; i < n; i++) ys[i] = vmap_get(&w->vm, w->body->last->operands[which[i] - 1]);
+  ys[n] = kn;
+  irb_op(&ib, OP_YIELD, ys, n + 1, NULL);
+  free(ys);
+  free(rts);
+  free(inits);
+  free(which);
+  Op *join = irb_op(&b, OP_BARRIER, NULL, 0, NULL);
+  join->attr.num = 1;
+  return true;
+fail:
+  free(inits);
+  free(which);
+  return false;
+}
+
+/* The consumers' side: no copies, no refill barrier, the slot handed back
+ * before the yield, the join and the release of the second ring after. */
+static void rewrite_consumers(Ws *w, Value *empty) {
+  IrModule *m = w->m;
+  const Type *i32 = ty_scalar(m->ctx, DT_I32);
+  Op *inval = w->inval;
+  inval->prev->attr.num = 1; /* the join */
+  IrBuilder b;
+  irb_init(&b, m, w->f, inval->parent);
+  b.before = inval->next, b.loc = inval->loc;
+  irb_op(&b, OP_MBAR_INVAL, &empty, 1, NULL);
+
+  for (int i = 0; i < w->nfills; i++) ir_remove(w->fills[i]);
+  ir_remove(w->refill_barrier);
+  Op *y = w->body->last;
+  irb_init(&b, m, w->f, w->body);
+  b.before = y, b.loc = y->loc;
+  Value *slot = w->rd, *pred = irb_const_int(&b, ty_scalar(m->ctx, DT_I1), 1);
+  if (w->release_prev) {
+    Value *first = irb_cmp(&b, CMP_EQ, w->rd, irb_const_int(&b, i32, 0));
+    slot = irb_select(&b, first, irb_const_int(&b, i32, w->S - 1),
+                      irb_binary(&b, OP_SUB, w->rd, irb_const_int(&b, i32, 1)));
+    pred = irb_cmp(&b, CMP_NE, w->body->args[0], w->loop->operands[0]);
+  }
+  Value *ops[3] = {empty, slot, pred};
+  irb_op(&b, OP_MBAR_ARRIVE, ops, 3, NULL);
+}
+
+/* The ring's allocations, its mbar_init and the barrier after it; the
+ * barrier and mbar_inval after the loop. */
+static bool mark_prefix(Ws *w, Op **init_barrier) {
+  Op *init = NULL;
+  for (Op *op = w->f->body->first; op && op != w->loop; op = op->next)
+    if (op->kind == OP_MBAR_INIT && op->operands[0] == w->bars) init = op;
+  for (Op *op = w->loop->next; op; op = op->next)
+    if (op->kind == OP_MBAR_INVAL && op->operands[0] == w->bars) w->inval = op;
+  if (!w->inval || !w->inval->prev || w->inval->prev->kind != OP_BARRIER || w->inval->prev->attr.num) return false;
+  if (!init || !init->next || init->next->kind != OP_BARRIER || !w->bars->def ||
+      w->bars->def->parent != w->f->body || w->bars->def->operands[0])
+    return false;
+  *init_barrier = init->next;
+  w->prefix[w->bars->def->id] = w->prefix[init->id] = w->prefix[init->next->id] = 1;
+  for (int i = 0; i < w->nfills; i++) {
+    Op *op = w->fills[i];
+    if (op->kind != OP_TMA_COPY) continue;
+    Op *view = op->operands[1]->def;
+    if (!view || view->kind != OP_MEMDESC_INDEX) return false;
+    Op *ring = view->operands[0]->def;
+    if (!ring || ring->kind != OP_LOCAL_ALLOC || ring->parent != w->f->body || ring->operands[0]) return false;
+    w->prefix[ring->id] = 1;
+  }
+  return true;
+}
+
+static bool eligible(const IrModule *m, const Op *loop) {
+  return loop->kind == OP_FOR && (loop->attr.loop.warp_specialize || m->warp_specialize);
+}
+
+static void specialize(IrModule *m, Op *loop, Value *bars, Value *rd, Value *ph) {
+  IrFunc *f = m->func;
+  Ws w = {m, f, loop, loop->regions[0], bars, rd, ph, bars->type->shape[0]};
+  w.prefix = xcalloc(f->nops + 1, 1);
+  w.need = xcalloc(f->nops + 1, 1);
+  w.need_arg = xcalloc((size_t)w.body->nargs + 1, 1);
+  Op *init_barrier = NULL;
+  if (!analyze(&w) || !mark_prefix(&w, &init_barrier)) goto done;
+
+  /* the prefix first, then warp_roles holding the rest */
+  IrBlock *fb = f->body;
+  Op *first = fb->first, *ret = fb->last;
+  if (!ret || ret->kind != OP_RETURN) goto done;
+  Op *roles = ir_op_new(m, f, OP_WARP_ROLES, loop->loc, NULL, 0, NULL, 0, 2);
+  Value *none = NULL;
+  Op *ealloc = ir_op_new(m, f, OP_LOCAL_ALLOC, loop->loc, &none, 1, &bars->type, 1, 0);
+  Value *empty = ealloc->results[0];
+  if (!build_producer(&w, roles->regions[0], empty)) goto done; /* (nothing moved yet) */
+  for (Op *op = first, *next; op && op != ret; op = next) {
+    next = op->next;
+    if (w.prefix[op->id]) {
+      ir_remove(op);
+      ir_insert_before(first == op ? next : first, op);
+    }
+  }
+  /* order: the ring allocations, the empty ring, the inits, the barrier */
+  ir_remove(init_barrier);
+  ir_insert_before(fb->first, init_barrier);
+  ir_remove(init_barrier);
+  Op *p = fb->first;
+  while (p && w.prefix[p->id]) p = p->next;
+  ir_insert_before(p ? p : ret, ealloc);
+  Op *einit = ir_op_new(m, f, OP_MBAR_INIT, loop->loc, &empty, 1, NULL, 0, 0);
+  einit->attr.num = m->num_warps;
+  ir_insert_after(ealloc, einit);
+  ir_insert_after(einit, init_barrier);
+  ir_insert_after(init_barrier, roles);
+  for (Op *op = roles->next, *next; op && op != ret; op = next) {
+    next = op->next;
+    ir_remove(op);
+    ir_append(roles->regions[1], op);
+  }
+  rewrite_consumers(&w, empty);
+  m->producer_warps = PRODUCER_WARPS;
+done:
+  vmap_free(&w.vm);
+  free(w.fills);
+  free(w.prefix);
+  free(w.need);
+  free(w.need_arg);
+}
+
+int pass_warp_specialize(IrModule *m, StrBuf *errors) {
+  (void)errors;
+  if (!m->func || m->capability < 90 || m->producer_warps) return 0;
+  Op *cand = NULL;
+  Value *bars = NULL, *rd = NULL, *ph = NULL;
+  int rings = 0;
+  for (Op *op = m->func->body->first; op; op = op->next) {
+    Value *b, *r, *p;
+    if (op->kind == OP_MBAR_INIT) rings++;
+    if (op->kind == OP_FOR && pass_tma_ring_loop(op, &b, &r, &p) && !cand) cand = op, bars = b, rd = r, ph = p;
+  }
+  if (cand && rings == 1 && eligible(m, cand)) specialize(m, cand, bars, rd, ph);
+  return 0;
+}
