@@ -1,7 +1,8 @@
 /* tlc.c — the command line, parsed as a C compiler's is (getopt_long):
  *
  *   tlc compile FILE [--kernel=NAME] [--signature=SIG] [-C NAME=V]... [--emit=KIND]
- *                    [-o OUT] [--arch=ARCH] [--num-warps=N] [--num-stages=N] [-ON] ...
+ *                    [-o OUT] [--arch=ARCH] [--num-warps=N] [--num-stages=N] [-ON]
+ *                    [--math-lib=LIB] [--libdevice=PATH] ...
  *   tlc opt FILE.tir [--pass=NAME[,NAME]]... [--split-input-file] [-o OUT]
  *   tlc autotune FILE [--kernel=NAME] [--arch=ARCH]
  *   tlc --help | --version
@@ -36,6 +37,7 @@ enum { CMD_COMPILE = 1, CMD_OPT = 2, CMD_AUTOTUNE = 4, CMD_ALL = 7 };
 enum {
   OPT_KERNEL = 256, OPT_SIGNATURE, OPT_EMIT, OPT_ARCH, OPT_NUM_WARPS, OPT_NUM_STAGES,
   OPT_DUMP_AFTER, OPT_VERIFY_EACH, OPT_COLOR, OPT_TIME, OPT_PASS, OPT_SPLIT, OPT_VERSION, OPT_DEBUG,
+  OPT_MATH_LIB, OPT_LIBDEVICE,
 };
 
 typedef struct CliOption {
@@ -65,6 +67,10 @@ static const CliOption cli_options[] = {
      "LLVM optimisation level 0-3: -O2, --opt-level=2 (default 3; -O alone is -O1)"},
     {"debug", OPT_DEBUG, no_argument, NULL, CMD_COMPILE,
      "Triton's debug mode: check tl.device_assert on the device (off: it compiles to nothing)"},
+    {"math-lib", OPT_MATH_LIB, required_argument, "LIB", CMD_COMPILE,
+     "libclc (default: embedded) | libdevice (the machine's libdevice.10.bc: Triton's results bit for bit)"},
+    {"libdevice", OPT_LIBDEVICE, required_argument, "PATH", CMD_COMPILE,
+     "libdevice.10.bc for --math-lib=libdevice (default: $TLC_LIBDEVICE, then a search)"},
     {"pass", OPT_PASS, required_argument, "NAME[,NAME]", CMD_OPT, "run these passes, in order (repeatable)"},
     {"split-input-file", OPT_SPLIT, no_argument, NULL, CMD_OPT,
      "treat each part between '// -----' lines as a module of its own"},
@@ -202,6 +208,12 @@ static int take_option(Cli *c, int code, const char *arg) {
   case OPT_DUMP_AFTER: c->opt.dump_after = arg; break;
   case OPT_VERIFY_EACH: c->opt.verify_each = true; break;
   case OPT_DEBUG: c->opt.debug = true; break;
+  case OPT_LIBDEVICE: c->opt.libdevice = arg; break;
+  case OPT_MATH_LIB:
+    if (!strcmp(arg, "libclc")) c->opt.math_lib = TLC_MATH_LIBCLC;
+    else if (!strcmp(arg, "libdevice")) c->opt.math_lib = TLC_MATH_LIBDEVICE;
+    else return usage_error(c, "--math-lib expects libclc or libdevice, got '%s'", arg);
+    break;
   case OPT_SPLIT: c->split = true; break;
   case OPT_TIME: c->time = true; break;
   case 'o': c->out_path = arg; break;
