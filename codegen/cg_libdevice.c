@@ -266,7 +266,8 @@ static bool nv_name(MathFn fn, DType d, char *buf, size_t size) {
   int n = -1;
   if (mi->kind == MK_CVT) return snprintf(buf, size, "__nv_%s", nm) < (int)size; /* float2int_rn ... */
   if (mi->kind == MK_INT || mi->kind == MK_INT_TO_I32) return int_name(fn, d, buf, size);
-  if (fn >= MF_ADD_RN && fn <= MF_FMA_RU) { /* add_rn -> __nv_fadd_rn / __nv_dadd_rn; fma_rn -> __nv_fmaf_rn / __nv_fma_rn */
+  /* add_rn -> __nv_fadd_rn / __nv_dadd_rn; fma_rn -> __nv_fmaf_rn / __nv_fma_rn */
+  if (fn >= MF_ADD_RN && fn <= MF_FMA_RU) {
     const char *us = strchr(nm, '_');
     int oplen = (int)(us - nm);
     if (!strncmp(nm, "fma", 3)) n = snprintf(buf, size, "__nv_fma%s_%s", f64 ? "" : "f", us + 1);

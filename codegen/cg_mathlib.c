@@ -368,7 +368,8 @@ LLVMValueRef cg_math_float(CgCtx *cg, const Op *op, MathFn fn, DType d, LLVMValu
   }
   case MF_MUL_RN: case MF_MUL_RZ: case MF_MUL_RD: case MF_MUL_RU:
     return rounded(cg, "mul", rms[fn - MF_MUL_RN], d, a, 2);
-  case MF_DIV_RN: case MF_DIV_RZ: case MF_DIV_RD: case MF_DIV_RU: return rounded(cg, "div", rms[fn - MF_DIV_RN], d, a, 2);
+  case MF_DIV_RN: case MF_DIV_RZ: case MF_DIV_RD: case MF_DIV_RU:
+    return rounded(cg, "div", rms[fn - MF_DIV_RN], d, a, 2);
   case MF_RCP_RN: case MF_RCP_RZ: case MF_RCP_RD: case MF_RCP_RU:
     return rounded(cg, "rcp", rms[fn - MF_RCP_RN], d, a, 1);
   case MF_SQRT_RN: case MF_SQRT_RZ: case MF_SQRT_RD: case MF_SQRT_RU:

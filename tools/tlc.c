@@ -70,7 +70,7 @@ static const CliOption cli_options[] = {
     {"math-lib", OPT_MATH_LIB, required_argument, "LIB", CMD_COMPILE,
      "libclc (default: embedded) | libdevice (the machine's libdevice.10.bc: Triton's results bit for bit)"},
     {"libdevice", OPT_LIBDEVICE, required_argument, "PATH", CMD_COMPILE,
-     "libdevice.10.bc for --math-lib=libdevice (default: $TLC_LIBDEVICE, then a search)"},
+     "libdevice.10.bc to link (implies --math-lib=libdevice; default: $TLC_LIBDEVICE, then a search)"},
     {"pass", OPT_PASS, required_argument, "NAME[,NAME]", CMD_OPT, "run these passes, in order (repeatable)"},
     {"split-input-file", OPT_SPLIT, no_argument, NULL, CMD_OPT,
      "treat each part between '// -----' lines as a module of its own"},
@@ -140,6 +140,7 @@ typedef struct Cli {
   int ncdefs;
   char *passes;          /* tlc opt: the --pass lists joined with ',' (heap) */
   bool split, time, color;
+  bool math_lib_given;   /* --math-lib was given (else --libdevice implies libdevice) */
   const char *color_when;
 } Cli;
 
@@ -210,6 +211,7 @@ static int take_option(Cli *c, int code, const char *arg) {
   case OPT_DEBUG: c->opt.debug = true; break;
   case OPT_LIBDEVICE: c->opt.libdevice = arg; break;
   case OPT_MATH_LIB:
+    c->math_lib_given = true;
     if (!strcmp(arg, "libclc")) c->opt.math_lib = TLC_MATH_LIBCLC;
     else if (!strcmp(arg, "libdevice")) c->opt.math_lib = TLC_MATH_LIBDEVICE;
     else return usage_error(c, "--math-lib expects libclc or libdevice, got '%s'", arg);
@@ -457,6 +459,7 @@ static int run(Cli *c, int argc, char **argv) {
   int rc = parse_args(c, argc, argv);
   if (rc) return rc < 0 ? 0 : rc;
   c->opt.color = c->color;
+  if (c->opt.libdevice && !c->math_lib_given) c->opt.math_lib = TLC_MATH_LIBDEVICE;
   if (c->cmd != CMD_AUTOTUNE && (rc = check_options(c)) != 0) return rc;
   const char *err = NULL;
   char *source = slurp(c->file, &err);
