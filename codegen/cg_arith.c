@@ -245,6 +245,10 @@ static LLVMValueRef unary(CgCtx *cg, const Op *op, DType d, LLVMValueRef x) {
     cg_error(cg, op, "'%s' needs a float operand, got %s", ir_op_info[k].name, dt_name(d));
     return x;
   }
+  if (cg->opt->libdevice) { /* --math-lib=libdevice: libdevice's function where Triton calls it */
+    LLVMValueRef r = cg_libdevice_op(cg, op, k, d == DT_F64 ? DT_F64 : DT_F32, is_half(d) ? ext32(cg, x) : x);
+    if (r) return is_half(d) ? trunc_to(cg, d, r) : r;
+  }
   if (d == DT_F64) {
     static const MathFn libm[OP__COUNT] = {[OP_EXP] = MF_EXP, [OP_EXP2] = MF_EXP2, [OP_LOG] = MF_LOG,
                                            [OP_LOG2] = MF_LOG2, [OP_SIN] = MF_SIN, [OP_COS] = MF_COS,

@@ -22,6 +22,8 @@
  *   cg_mathlib.c  the math library (MATHFN ops, fp64 math): intrinsics,
  *                 approximations and libclc's functions, linked in
  *   cg_libclc_data.c  the embedded libclc bitcode
+ *   cg_libdevice.c  the optional libdevice backend: finding the file, the
+ *                 __nv_ name of each math function, calls, linking
  *
  * Value representation.  Every IR value lowers to a CgVal: a per-thread
  * array of LLVM scalars.  A scalar IR value has one element (identical in
@@ -100,6 +102,10 @@ typedef struct CgCtx {
   bool user_failed;           /* a user error was reported (cg_user_error) */
   bool passes_ran, printed;   /* the O-pipeline ran; the PTX printer finished (see release_annotations) */
   bool uses_libclc;           /* a libclc function was declared: link the library before O3 */
+  bool uses_libdevice;        /* a libdevice function was declared: link it before O3 */
+  char *ld_path;              /* with opt->libdevice: the file (cg_libdevice_open) */
+  LLVMModuleRef ld_mod;       /* libdevice, parsed in ctx on the first call; linked in finish */
+  bool ld_tried;              /* parsing was attempted (ld_mod NULL after: it failed, reported) */
   const Op *last_error_op;    /* report one error per op, not one per element */
   Arena arena;                /* codegen-private memory, freed at the end */
   int capability;             /* 80, 90, ... */
@@ -264,6 +270,22 @@ LLVMValueRef cg_math_float(CgCtx *cg, const Op *op, MathFn fn, DType d, LLVMValu
 bool cg_link_libclc(CgCtx *cg);
 /* cg_libclc_data.c: the embedded, trimmed libclc bitcode. */
 const char *cg_libclc_bitcode(size_t *size);
+
+/* cg_libdevice.c (with opt->libdevice).  Find the file (false after
+ * reporting where it was looked for); free what it holds at the end. */
+bool cg_libdevice_open(CgCtx *cg);
+void cg_libdevice_close(CgCtx *cg);
+/* libdevice's function for math function `fn` on fp32/fp64 values (or
+ * integers, or a conversion's source) `args`, called as Triton calls it,
+ * in tlc's result type (i1 for the tests); NULL where libdevice has none:
+ * the caller lowers it as without libdevice. */
+LLVMValueRef cg_libdevice_mathfn(CgCtx *cg, MathFn fn, DType d, LLVMValueRef *args);
+/* The same for a math op of the tile IR (tl.log, tl.sin, ...; d fp32 or
+ * fp64); NULL where Triton computes it inline (fp32 exp, sqrt_rn). */
+LLVMValueRef cg_libdevice_op(CgCtx *cg, const Op *op, OpKind k, DType d, LLVMValueRef x);
+/* Link the functions called into the module (the rest dropped), set
+ * nvvm-reflect-ftz; false after reporting. */
+bool cg_link_libdevice(CgCtx *cg);
 
 void cg_lower_addptr(CgCtx *cg, Op *op);         /* cg_memory.c */
 void cg_lower_load(CgCtx *cg, Op *op);

@@ -21,7 +21,10 @@
  *    erf and erfc, in fp64), normcdf, normcdfinv, rcbrt; rhypot from IEEE
  *    sqrt and division with a Newton step.
  * fp16 and bf16 operands are computed in fp32 and rounded back (Triton's
- * rule for math on half types).  Nothing here is a polynomial of our own. */
+ * rule for math on half types).  Nothing here is a polynomial of our own.
+ * With --math-lib=libdevice each function is first offered to
+ * cg_libdevice.c (libdevice's __nv_ function, as Triton calls it); what
+ * libdevice lacks is lowered here as without it. */
 #include "codegen/cg_internal.h"
 
 #include <llvm-c/BitReader.h>
@@ -310,6 +313,10 @@ static bool fp32_through_fp64(MathFn fn) {
 LLVMValueRef cg_math_float(CgCtx *cg, const Op *op, MathFn fn, DType d, LLVMValueRef *a) {
   LLVMBuilderRef B = cg->b;
   const MathFnInfo *mi = &ir_mathfn_info[fn];
+  if (cg->opt->libdevice) { /* --math-lib=libdevice: Triton's call, where libdevice has the function */
+    LLVMValueRef r = cg_libdevice_mathfn(cg, fn, d, a);
+    if (r) return r;
+  }
   if (mi->libclc) {
     const char *params = mi->kind == MK_FLOAT_INT ? "Fi" : mi->nargs == 2 ? "FF" : "F";
     if (d == DT_F32 && fp32_through_fp64(fn)) {
@@ -336,6 +343,9 @@ LLVMValueRef cg_math_float(CgCtx *cg, const Op *op, MathFn fn, DType d, LLVMValu
     return fsel(cg, LLVMRealOGT, a[0], fc(cg, d, 0), intrin(cg, "llvm.minnum", (LLVMValueRef[]){a[0], fc(cg, d, 1)}, 2, true),
                 fc(cg, d, 0));
   case MF_COPYSIGN: return intrin(cg, "llvm.copysign", a, 2, true);
+  case MF_SQRT: /* libdevice's sqrt (__nv_sqrtf without __CUDA_PREC_SQRT) */
+    return d == DT_F64 ? intrin1(cg, "llvm.sqrt", a[0]) : cg_intrin(cg, "llvm.nvvm.sqrt.approx.f", NULL, 0, a, 1);
+  case MF_FMA: return intrin(cg, "llvm.fma", a, 3, true);
   case MF_FDIM: {
     LLVMValueRef r = fsel(cg, LLVMRealOGT, a[0], a[1], msub(cg, a[0], a[1]), fc(cg, d, 0));
     return fsel(cg, LLVMRealUNO, a[0], a[1], madd(cg, a[0], a[1]), r); /* NaN in, NaN out */
@@ -358,10 +368,12 @@ LLVMValueRef cg_math_float(CgCtx *cg, const Op *op, MathFn fn, DType d, LLVMValu
   }
   case MF_MUL_RN: case MF_MUL_RZ: case MF_MUL_RD: case MF_MUL_RU:
     return rounded(cg, "mul", rms[fn - MF_MUL_RN], d, a, 2);
-  case MF_DIV_RZ: case MF_DIV_RD: case MF_DIV_RU: return rounded(cg, "div", rms[1 + fn - MF_DIV_RZ], d, a, 2);
+  case MF_DIV_RN: case MF_DIV_RZ: case MF_DIV_RD: case MF_DIV_RU:
+    return rounded(cg, "div", rms[fn - MF_DIV_RN], d, a, 2);
   case MF_RCP_RN: case MF_RCP_RZ: case MF_RCP_RD: case MF_RCP_RU:
     return rounded(cg, "rcp", rms[fn - MF_RCP_RN], d, a, 1);
-  case MF_SQRT_RZ: case MF_SQRT_RD: case MF_SQRT_RU: return rounded(cg, "sqrt", rms[1 + fn - MF_SQRT_RZ], d, a, 1);
+  case MF_SQRT_RN: case MF_SQRT_RZ: case MF_SQRT_RD: case MF_SQRT_RU:
+    return rounded(cg, "sqrt", rms[fn - MF_SQRT_RN], d, a, 1);
   case MF_FMA_RN: case MF_FMA_RZ: case MF_FMA_RD: case MF_FMA_RU:
     return rounded(cg, "fma", rms[fn - MF_FMA_RN], d, a, 3);
   default: break;
@@ -457,8 +469,16 @@ LLVMValueRef cg_mathfn(CgCtx *cg, const Op *op, LLVMValueRef *args) {
   MathFn fn = op->attr.fn;
   const MathFnInfo *mi = &ir_mathfn_info[fn];
   DType d = op->operands[0]->type->dtype, rd = op->results[0]->type->dtype;
-  if (mi->kind == MK_INT || mi->kind == MK_INT_TO_I32) return math_int(cg, op, fn, d, args);
-  if (mi->kind == MK_CVT) return convert(cg, op, fn, args[0]);
+  bool ld = cg->opt->libdevice; /* --math-lib=libdevice: Triton's call where libdevice has the function */
+  LLVMValueRef r;
+  if (mi->kind == MK_INT || mi->kind == MK_INT_TO_I32) {
+    if (ld && (r = cg_libdevice_mathfn(cg, fn, d, args))) return r;
+    return math_int(cg, op, fn, d, args);
+  }
+  if (mi->kind == MK_CVT) {
+    if (ld && (r = cg_libdevice_mathfn(cg, fn, d, args))) return r;
+    return convert(cg, op, fn, args[0]);
+  }
   if (d != DT_F32 && d != DT_F64 && d != DT_F16 && d != DT_BF16) {
     cg_error(cg, op, "math function '%s' of %s", mi->name, dt_name(d));
     return LLVMGetUndef(cg_type(cg, rd));
@@ -471,11 +491,11 @@ LLVMValueRef cg_mathfn(CgCtx *cg, const Op *op, LLVMValueRef *args) {
            : d == cd                          ? args[i]
                                               : LLVMBuildFPExt(B, args[i], cg->t_f32, "");
   LLVMValueRef x = a[0];
+  if (ld && mi->kind != MK_FLOAT && mi->kind != MK_FLOAT_INT && (r = cg_libdevice_mathfn(cg, fn, cd, a))) return r;
   switch (mi->kind) {
-  case MK_FLOAT: case MK_FLOAT_INT: {
-    LLVMValueRef r = cg_math_float(cg, op, fn, cd, a);
+  case MK_FLOAT: case MK_FLOAT_INT:
+    r = cg_math_float(cg, op, fn, cd, a);
     return d == cd ? r : LLVMBuildFPTrunc(B, r, cg_type(cg, d), "");
-  }
   case MK_TEST:
     if (fn == MF_ISNAN) return LLVMBuildFCmp(B, LLVMRealUNO, x, x, "");
     return LLVMBuildFCmp(B, LLVMRealOEQ, intrin1(cg, "llvm.fabs", x), fc(cg, cd, INFINITY), "");
@@ -502,10 +522,9 @@ LLVMValueRef cg_mathfn(CgCtx *cg, const Op *op, LLVMValueRef *args) {
     default: break;
     }
     break;
-  case MK_TO_I64: {
-    LLVMValueRef r = intrin1(cg, fn == MF_LLRINT ? "llvm.rint" : "llvm.round", x);
+  case MK_TO_I64:
+    r = intrin1(cg, fn == MF_LLRINT ? "llvm.rint" : "llvm.round", x);
     return LLVMBuildFPToSI(B, r, cg->t_i64, "");
-  }
   default: break;
   }
   cg_error(cg, op, "no lowering of math function '%s'", mi->name);

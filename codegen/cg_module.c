@@ -181,6 +181,7 @@ static void build_kernel(CgCtx *cg) {
 static bool finish(CgCtx *cg, CgResult *out) {
   char *msg = NULL;
   if (cg->uses_libclc && !cg_link_libclc(cg)) return false;
+  if (cg->uses_libdevice && !cg_link_libdevice(cg)) return false;
   if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &msg)) {
     cg->failed = true;
     char *ir = LLVMPrintModuleToString(cg->mod);
@@ -292,6 +293,7 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, DiagEngine *dia
   cg.mod = LLVMModuleCreateWithNameInContext(cg.f->name, cg.ctx);
 
   bool ok = create_target(&cg, arch, opt->opt_level < 0 ? 3 : opt->opt_level);
+  if (ok && opt->libdevice) ok = cg_libdevice_open(&cg);
   if (ok) {
     build_kernel(&cg);
   }
@@ -310,6 +312,7 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, DiagEngine *dia
   if (cg.b) LLVMDisposeBuilder(cg.b);
   if (cg.pro) LLVMDisposeBuilder(cg.pro);
   if (cg.passes_ran && !cg.printed) release_annotations(&cg);
+  cg_libdevice_close(&cg);
   LLVMDisposeModule(cg.mod);
   if (cg.tm) LLVMDisposeTargetMachine(cg.tm);
   LLVMContextDispose(cg.ctx);

@@ -19,6 +19,8 @@ typedef struct CgOptions {
   int opt_level;     /* 0..3 */
   bool want_llvm;    /* also return the optimized LLVM IR text */
   bool want_ptx;     /* return PTX */
+  bool libdevice;    /* math functions from libdevice, as Triton calls them (cg_libdevice.c) */
+  const char *libdevice_path; /* its file (--libdevice); NULL = cg_libdevice_locate's search */
 } CgOptions;
 
 typedef struct CgResult {
@@ -37,5 +39,17 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, DiagEngine *dia
 
 /* "+ptx80" for sm_90a, ... ; NULL when the arch is not known. */
 const char *cg_ptx_features(const char *arch);
+
+/* cg_libdevice.c: the libdevice file a compilation links: `given` (the
+ * --libdevice option) or, when NULL, $TLC_LIBDEVICE, else the first file
+ * that exists of $TRITON_LIBDEVICE_PATH, $CUDA_HOME and $CUDA_PATH's
+ * nvvm/libdevice/libdevice.10.bc, /usr/local/cuda's and Debian's toolkit's;
+ * checked to be a readable file that starts as LLVM bitcode does.  Returns
+ * the path (heap), or NULL with `why` (when not NULL) holding the message:
+ * every path tried and what was wrong with it. */
+char *cg_libdevice_locate(const char *given, StrBuf *why);
+/* Path, size, modification time and inode of that file, hashed (0: none):
+ * what the runtime's cache key needs to tell one libdevice from another. */
+uint64_t cg_libdevice_identity(const char *given);
 
 #endif

@@ -72,6 +72,8 @@ static int options_problem(const tlc_compile_options *o, char *msg, size_t size)
     snprintf(msg, size, "the optimisation level must be 0, 1, 2 or 3, not %d", o->opt_level);
   else if ((unsigned)o->emit > TLC_EMIT_PTX)
     snprintf(msg, size, "unknown emit kind %d", (int)o->emit);
+  else if ((unsigned)o->math_lib > TLC_MATH_LIBDEVICE)
+    snprintf(msg, size, "unknown math library %d (TLC_MATH_LIBCLC or TLC_MATH_LIBDEVICE)", (int)o->math_lib);
   else if (o->nconstexprs < 0 || (o->nconstexprs > 0 && !o->constexprs))
     snprintf(msg, size, "%d constexprs but %s", o->nconstexprs,
              o->nconstexprs < 0 ? "a negative count" : "a NULL array");
@@ -187,6 +189,7 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
   SpecRequest req = {opt->kernel, opt->signature, cdefs, opt->nconstexprs, opt->num_warps,
                      opt->num_stages, opt->arch, compiler_capability(opt->arch)};
   req.debug = opt->debug;
+  req.libdevice = opt->math_lib == TLC_MATH_LIBDEVICE;
   IrModule *m = spec_kernel(mod, &req, arena, diag);
   free(cdefs);
   res->stage_ms[TLC_STAGE_FRONTEND] += clock_ms() - t;
@@ -206,7 +209,8 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
     res->text = print_module(m);
     return TLC_COMPILE_OK;
   }
-  CgOptions co = {opt->arch, opt->opt_level, opt->emit == TLC_EMIT_LLVM, opt->emit == TLC_EMIT_PTX};
+  CgOptions co = {opt->arch, opt->opt_level, opt->emit == TLC_EMIT_LLVM, opt->emit == TLC_EMIT_PTX,
+                  opt->math_lib == TLC_MATH_LIBDEVICE, opt->libdevice};
   CgResult cr = {0};
   int crc = cg_compile(m, &co, &cr, diag);
   res->stage_ms[TLC_STAGE_LLVM_IR] = cr.lower_ms;
@@ -323,6 +327,8 @@ uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *
   MIX_INT(opt->opt_level);
   MIX_INT(opt->debug);
   MIX_INT(opt->warp_specialize);
+  MIX_INT(opt->math_lib);
+  if (opt->math_lib == TLC_MATH_LIBDEVICE) MIX_INT((long long)cg_libdevice_identity(opt->libdevice));
   return h;
 #undef MIX_STR
 #undef MIX_INT

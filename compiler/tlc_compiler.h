@@ -29,6 +29,13 @@ typedef enum tlc_emit {
   TLC_EMIT_PTX,        /* PTX text */
 } tlc_emit;
 
+/* Where the math functions (tl.log, tl.sin, libdevice.*) come from. */
+typedef enum tlc_math_lib {
+  TLC_MATH_LIBCLC = 0,      /* libclc's, embedded in tlc, and tlc's own (the default) */
+  TLC_MATH_LIBDEVICE = 1,   /* NVIDIA's libdevice bitcode found on the machine, called as
+                               Triton calls it: results bit for bit Triton's */
+} tlc_math_lib;
+
 typedef struct tlc_constexpr_def {
   const char *name;   /* parameter name */
   const char *value;  /* Python-literal text: "128", "True", "1.5", "tl.float16" */
@@ -55,6 +62,10 @@ typedef struct tlc_compile_options {
   bool warp_specialize;     /* on sm_90, move every TMA-pipelined loop's copies to a producer
                                warp (the warp-specialize pass; without it only loops marked
                                tl.range(warp_specialize=True)) */
+  tlc_math_lib math_lib;    /* the math library (default libclc) */
+  const char *libdevice;    /* with TLC_MATH_LIBDEVICE: libdevice.10.bc's path; NULL = look
+                               for it ($TLC_LIBDEVICE, $TRITON_LIBDEVICE_PATH, $CUDA_HOME,
+                               $CUDA_PATH, /usr/local/cuda, Debian's toolkit; docs/cli.md) */
 } tlc_compile_options;
 
 typedef struct tlc_param_info {
@@ -102,7 +113,8 @@ typedef enum tlc_compile_status {
 void tlc_compile_options_init(tlc_compile_options *opt);
 /* Check options as tlc_compile would (the arch is known, num_warps a power
  * of two from 1 to 32, num_stages from 1 to 16, opt_level at most 3, the
- * emit kind and --dump-after pass exist).  Returns 0, or -1 with the
+ * emit kind, math library and --dump-after pass exist; whether libdevice
+ * is on the machine is tlc_compile's to find out).  Returns 0, or -1 with the
  * problem in msg (when msg is not NULL), e.g. "num_warps must be a power of
  * two from 1 to 32, not 64".  tlc_compile reports the same as an error. */
 int tlc_compile_options_check(const tlc_compile_options *opt, char *msg, size_t size);
@@ -166,7 +178,9 @@ tlc_compile_status tlc_autotune_info_for(const char *path, const char *source, c
 void tlc_tune_info_free(tlc_tune_info *info);
 
 /* A stable 64-bit fingerprint of everything that determines the output of
- * tlc_compile (version, source, options); the runtime's cache key. */
+ * tlc_compile (version, source, options; with TLC_MATH_LIBDEVICE the
+ * identity of the libdevice file it would link: path, size, modification
+ * time); the runtime's cache key. */
 uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *opt);
 
 #ifdef __cplusplus

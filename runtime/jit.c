@@ -1,7 +1,8 @@
 /* jit.c — compiling .tile source at run time, through the caches.
  *
  * Owns tlc_kernel_from_file and tlc_kernel_from_source: turning the public
- * options into tlc_compile_options for the device's arch, the cache key
+ * options (and $TLC_MATH_LIB) into tlc_compile_options for the device's
+ * arch, the cache key
  * (tlc_compile_fingerprint mixed with the identity of the compiler library:
  * its path, size and modification time, so a rebuilt libtlc never reuses
  * PTX an older one wrote), and the lookup order memory -> disk -> compile.
@@ -73,6 +74,13 @@ static tlc_status rt_request_init(tlc_runtime *rt, RtJitRequest *q, const char *
   /* TLC_WARP_SPECIALIZE=1: every kernel as if its options asked (A/B runs) */
   const char *ws = getenv("TLC_WARP_SPECIALIZE");
   q->co.warp_specialize = (opt && opt->warp_specialize) || (ws && !strcmp(ws, "1"));
+  /* the math library from the environment (the command line's --math-lib);
+   * the libdevice file is the compiler's to find ($TLC_LIBDEVICE, ...) */
+  const char *ml = getenv("TLC_MATH_LIB");
+  if (ml && *ml && !strcmp(ml, "libdevice"))
+    q->co.math_lib = TLC_MATH_LIBDEVICE;
+  else if (ml && *ml && strcmp(ml, "libclc"))
+    return rt_fail(rt, TLC_ERR_INVALID, "TLC_MATH_LIB=%s: expected libclc (the default) or libdevice", ml);
   char why[256];
   if (tlc_compile_options_check(&q->co, why, sizeof why) != 0)
     return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_options: %s", why);

@@ -8,6 +8,9 @@
 #      cases of the asynchronous paths; then every example program
 #      (build/bin/ex_*) once more, directly, with new random seeds and the
 #      now warm cache; their RESULT lines collected
+#   2c. where Triton is importable: tlc's random numbers against Triton's
+#      with TLC_MATH_LIB=libdevice (Triton's own libdevice file), every
+#      value bit for bit, normals included (random_vs_triton.py's VERDICT)
 #   3. the benchmark, bench/run.sh (tlc vs Triton vs torch)
 #
 # and prints last two short tables: the examples (kernel | size | max rel
@@ -46,7 +49,7 @@ if [ ! -d "$build/bin" ]; then
 fi
 results=$out/results.txt
 : >"$results"
-status_ctest=0 status_examples=0 status_bench=0
+status_ctest=0 status_examples=0 status_bench=0 status_random=0
 
 note "repo $(pwd), build $build, logs $out, budget ${budget}s"
 {
@@ -150,6 +153,37 @@ for exe in "$build"/bin/ex_*; do
 done
 [ "$ran" -gt 0 ] || { note "no example programs in $build/bin"; status_examples=1; }
 
+# ---- 2c. random numbers against Triton, math from libdevice ----------------------------
+# (a few seconds: one case, one Triton compile) With TLC_MATH_LIB=libdevice
+# and Triton's libdevice file tlc's tl.randn calls the libdevice functions
+# Triton's does: every value must be Triton's, the normals included.
+: >"$out/random-vs-triton.txt"
+if [ -x "$build/bin/test_random_gpu" ] && python3 -c 'import torch, triton' >/dev/null 2>&1; then
+  t=$(cap 90 120)
+  if [ "$t" -gt 10 ]; then
+    rnd=${TMPDIR:-/tmp}/tlc-suite-random-libdevice
+    rm -rf "$rnd"
+    ld_file=$(python3 tests/gpu/random_vs_triton.py --print-libdevice 2>/dev/null || true)
+    [ -f "$ld_file" ] || ld_file="" # then tlc's own search
+    note "random numbers vs Triton, TLC_MATH_LIB=libdevice (libdevice: ${ld_file:-found by tlc}; limit ${t}s)"
+    rc=0
+    TLC_MATH_LIB=libdevice TLC_LIBDEVICE=$ld_file TLC_RANDOM_DUMP=$rnd \
+      timeout "$t" "$build/bin/test_random_gpu" --only basic >"$out/random-libdevice.log" 2>&1 || rc=$?
+    if [ "$rc" = 0 ]; then
+      timeout "$(cap 60 100)" python3 tests/gpu/random_vs_triton.py "$rnd" >>"$out/random-libdevice.log" 2>&1 || rc=$?
+    fi
+    line=$(grep -m1 '^VERDICT' "$out/random-libdevice.log" ||
+           echo "VERDICT FAIL: no verdict (exit $rc; see random-libdevice.log in logs.tar.gz)")
+    echo "random vs Triton (libdevice): $line" | tee "$out/random-vs-triton.txt"
+    [ "$rc" = 0 ] || status_random=1
+  else
+    note "random numbers vs Triton skipped: no time left"
+  fi
+else
+  note "random numbers vs Triton skipped: no test_random_gpu in $build/bin, or Triton/torch not importable"
+  echo "random vs Triton (libdevice): not run (Triton not importable)" >"$out/random-vs-triton.txt"
+fi
+
 # ---- 3. the benchmark ---------------------------------------------------------------
 t=$(cap 330 15)
 if [ "$t" -gt 30 ]; then
@@ -205,15 +239,16 @@ else
   echo "benchmark: no table (see $out/bench.log)"
   tail -5 "$out/bench.log" 2>/dev/null || true
 fi
+cat "$out/random-vs-triton.txt"
 echo
 # The device tool returns only a few files from $OUT: pack every log into
 # one archive and keep the tables beside it.
-keep="examples-table.txt bench-table.txt bench-tc-table.txt failures.txt"
+keep="examples-table.txt bench-table.txt bench-tc-table.txt failures.txt random-vs-triton.txt"
 tar czf "${TMPDIR:-/tmp}/tlc-suite-logs.tar.gz" -C "$out" . 2>/dev/null &&
   find "$out" -mindepth 1 -maxdepth 1 $(for k in $keep; do printf -- '-not -name %s ' "$k"; done) -exec rm -rf {} + &&
   mv "${TMPDIR:-/tmp}/tlc-suite-logs.tar.gz" "$out/logs.tar.gz" || true
 verdict=PASS
-[ "$status_ctest" = 0 ] && [ "$status_examples" = 0 ] && [ "$status_sanitize" = 0 ] && [ "$status_bench" = 0 ] ||
-  verdict=FAIL
-echo "gpu-suite: $verdict (ctest exit $status_ctest, examples $status_examples, sanitizers $status_sanitize, bench exit $status_bench; ${SECONDS}s; logs in $out)"
+[ "$status_ctest" = 0 ] && [ "$status_examples" = 0 ] && [ "$status_sanitize" = 0 ] && [ "$status_bench" = 0 ] &&
+  [ "$status_random" = 0 ] || verdict=FAIL
+echo "gpu-suite: $verdict (ctest exit $status_ctest, examples $status_examples, sanitizers $status_sanitize, random vs Triton $status_random, bench exit $status_bench; ${SECONDS}s; logs in $out)"
 [ "$verdict" = PASS ]

@@ -11,7 +11,11 @@
  * in fp32); a reinterpretation of the bits (float_as_int and its kin); or a
  * libdevice name tlc does not have yet, which reports so where it is
  * called.  The libdevice names that are ordinary builtins (abs, sqrt, fma,
- * floor, ceil, rsqrt, div_rn, sqrt_rn) resolve to those builtins. */
+ * floor, ceil, rsqrt, div_rn, sqrt_rn) resolve to those builtins, but for
+ * sqrt, sqrt_rn, div_rn and fma under --math-lib=libdevice: there they are
+ * libdevice's functions, MATHFN ops (Triton calls __nv_sqrtf, an
+ * approximation, for libdevice.sqrt, and __nv_fsqrt_rn, which flushes
+ * subnormals, for libdevice.sqrt_rn, where tl.sqrt_rn is plain sqrt.rn). */
 #include "spec/builtins.h"
 
 #include <string.h>
@@ -54,8 +58,14 @@ static SVal *mathfn_val(Spec *s, int sort, int index, const char *mod, const cha
   return v;
 }
 
+/* A libdevice name that, with libdevice linked, is its own function (a
+ * MATHFN row), not the builtin of the same meaning. */
+static bool own_under_libdevice(const char *name) {
+  return !strcmp(name, "sqrt") || !strcmp(name, "sqrt_rn") || !strcmp(name, "div_rn") || !strcmp(name, "fma");
+}
+
 SVal *spec_math_attr(Spec *s, const char *mod, const char *name) {
-  if (is_libdevice(mod)) {
+  if (is_libdevice(mod) && !(s->req->libdevice && own_under_libdevice(name))) {
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
       if (!strcmp(aliases[i].name, name)) return spec_builtin_val(s, aliases[i].builtin);
   }

@@ -31,6 +31,8 @@ typedef struct SpecRequest {
   const char *arch;         /* "sm_90a"; never NULL */
   int capability;           /* 90 for sm_90a */
   bool debug;               /* device_assert is checked (tlc_compile_options.debug) */
+  bool libdevice;           /* math from libdevice (tlc_compile_options.math_lib): libdevice.sqrt,
+                               sqrt_rn, div_rn and fma are its functions, not tl's builtins */
 } SpecRequest;
 
 /* What @triton.autotune(configs, key, ...) on a kernel says, evaluated at

@@ -1,7 +1,8 @@
 /* tlc.c — the command line, parsed as a C compiler's is (getopt_long):
  *
  *   tlc compile FILE [--kernel=NAME] [--signature=SIG] [-C NAME=V]... [--emit=KIND]
- *                    [-o OUT] [--arch=ARCH] [--num-warps=N] [--num-stages=N] [-ON] ...
+ *                    [-o OUT] [--arch=ARCH] [--num-warps=N] [--num-stages=N] [-ON]
+ *                    [--math-lib=LIB] [--libdevice=PATH] ...
  *   tlc opt FILE.tir [--pass=NAME[,NAME]]... [--split-input-file] [-o OUT]
  *   tlc autotune FILE [--kernel=NAME] [--arch=ARCH]
  *   tlc --help | --version
@@ -35,7 +36,8 @@ enum { CMD_COMPILE = 1, CMD_OPT = 2, CMD_AUTOTUNE = 4, CMD_ALL = 7 };
 /* Long-only options get codes above the characters. */
 enum {
   OPT_KERNEL = 256, OPT_SIGNATURE, OPT_EMIT, OPT_ARCH, OPT_NUM_WARPS, OPT_NUM_STAGES,
-  OPT_DUMP_AFTER, OPT_VERIFY_EACH, OPT_COLOR, OPT_TIME, OPT_PASS, OPT_SPLIT, OPT_VERSION, OPT_DEBUG, OPT_WARP_SPECIALIZE,
+  OPT_DUMP_AFTER, OPT_VERIFY_EACH, OPT_COLOR, OPT_TIME, OPT_PASS, OPT_SPLIT, OPT_VERSION, OPT_DEBUG,
+  OPT_MATH_LIB, OPT_LIBDEVICE, OPT_WARP_SPECIALIZE,
 };
 
 typedef struct CliOption {
@@ -68,6 +70,10 @@ static const CliOption cli_options[] = {
     {"warp-specialize", OPT_WARP_SPECIALIZE, no_argument, NULL, CMD_COMPILE,
      "sm_90: a producer warp issues every TMA-pipelined loop's copies (default: only loops marked "
      "tl.range(warp_specialize=True))"},
+    {"math-lib", OPT_MATH_LIB, required_argument, "LIB", CMD_COMPILE,
+     "libclc (default: embedded) | libdevice (the machine's libdevice.10.bc: Triton's results bit for bit)"},
+    {"libdevice", OPT_LIBDEVICE, required_argument, "PATH", CMD_COMPILE,
+     "libdevice.10.bc to link (implies --math-lib=libdevice; default: $TLC_LIBDEVICE, then a search)"},
     {"pass", OPT_PASS, required_argument, "NAME[,NAME]", CMD_OPT, "run these passes, in order (repeatable)"},
     {"split-input-file", OPT_SPLIT, no_argument, NULL, CMD_OPT,
      "treat each part between '// -----' lines as a module of its own"},
@@ -137,6 +143,7 @@ typedef struct Cli {
   int ncdefs;
   char *passes;          /* tlc opt: the --pass lists joined with ',' (heap) */
   bool split, time, color;
+  bool math_lib_given;   /* --math-lib was given (else --libdevice implies libdevice) */
   const char *color_when;
 } Cli;
 
@@ -206,6 +213,13 @@ static int take_option(Cli *c, int code, const char *arg) {
   case OPT_VERIFY_EACH: c->opt.verify_each = true; break;
   case OPT_DEBUG: c->opt.debug = true; break;
   case OPT_WARP_SPECIALIZE: c->opt.warp_specialize = true; break;
+  case OPT_LIBDEVICE: c->opt.libdevice = arg; break;
+  case OPT_MATH_LIB:
+    c->math_lib_given = true;
+    if (!strcmp(arg, "libclc")) c->opt.math_lib = TLC_MATH_LIBCLC;
+    else if (!strcmp(arg, "libdevice")) c->opt.math_lib = TLC_MATH_LIBDEVICE;
+    else return usage_error(c, "--math-lib expects libclc or libdevice, got '%s'", arg);
+    break;
   case OPT_SPLIT: c->split = true; break;
   case OPT_TIME: c->time = true; break;
   case 'o': c->out_path = arg; break;
@@ -449,6 +463,7 @@ static int run(Cli *c, int argc, char **argv) {
   int rc = parse_args(c, argc, argv);
   if (rc) return rc < 0 ? 0 : rc;
   c->opt.color = c->color;
+  if (c->opt.libdevice && !c->math_lib_given) c->opt.math_lib = TLC_MATH_LIBDEVICE;
   if (c->cmd != CMD_AUTOTUNE && (rc = check_options(c)) != 0) return rc;
   const char *err = NULL;
   char *source = slurp(c->file, &err);

@@ -17,13 +17,26 @@
  * The sweep includes fp64 tl.exp, tl.log and tl.sin (libclc as well).  Inputs are random, outputs are poisoned
  * before each launch, and an unwritten element fails its function.
  *
+ * With TLC_MATH_LIB=libdevice (the runtime compiles with libdevice, as
+ * Triton does) the bounds are libdevice's own where they are wider (CUDA's
+ * documented ones: tanf 4, powf 4, lgammaf 6, tgamma 10 ulp, ...;
+ * libdevice.sqrt is __nv_sqrtf, approximate), fp32 results that libdevice
+ * flushes to zero (it runs flush-to-zero, as Triton sets it) count as
+ * exact, and saturatef flushes subnormal inputs.  Bit-identity with Triton
+ * is checked apart: with TLC_MATH_DUMP=DIR every sweep and exact check
+ * writes its inputs and outputs to DIR (index.tsv + one .bin each) and
+ * tests/gpu/math_vs_triton.py DIR runs the same expressions with Triton on
+ * the same inputs and counts the values whose bits differ.
+ *
  *   test_math_gpu [--seed N] [--only NAME] [-v] */
+#include <errno.h>
 #include <fenv.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "examples/common/host.h"
 
@@ -126,6 +139,47 @@ static const Fn fns[] = {
     {"tl.sin", "tl.sin(x)", sinl, NULL, -1000, 1000, 0, 0, -1, 2.0},
 };
 
+/* ---- libdevice (TLC_MATH_LIB=libdevice) and the dump for math_vs_triton.py ------------------ */
+
+static bool g_libdevice;      /* TLC_MATH_LIB=libdevice */
+static const char *g_dump;    /* TLC_MATH_DUMP: the folder, or NULL */
+static FILE *g_index;         /* its index.tsv */
+
+/* libdevice's accuracy where it is wider than the sweep's bounds (the CUDA
+ * C Programming Guide's table of maximum ulp errors), fp32 and fp64; 0 =
+ * within the sweep's own bound. */
+static double libdevice_bound(const char *name, bool f32) {
+  static const struct { const char *name; double b32, b64; } t[] = {
+      {"tan", 4, 0},      {"atan2", 3, 0},  {"sinh", 3, 0},     {"asinh", 3, 3},    {"acosh", 4, 3},
+      {"atanh", 3, 0},    {"pow", 4, 0},    {"erfc", 4, 5},     {"erfinv", 0, 5},   {"erfcinv", 4, 6},
+      {"normcdf", 5, 5},  {"normcdfinv", 5, 8}, {"lgamma", 6, 4}, {"tgamma", 5, 10}, {"hypot", 3, 0},
+      {"sqrt", 3, 0},     /* __nv_sqrtf: sqrt.approx (libdevice.sqrt under libdevice, as in Triton) */
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+    if (!strcmp(t[i].name, name)) return f32 ? t[i].b32 : t[i].b64;
+  return 0;
+}
+
+static size_t type_size(const char *ty) { return !strcmp(ty, "fp64") || !strcmp(ty, "i64") ? 8 : 4; }
+
+/* One kernel's run into the dump: NAME.TYPE.bin holds x, y (n elements of
+ * in_ty each) and z (n of out_ty); index.tsv names it with the expression. */
+static void dump_run(const char *name, const char *expr, const char *in_ty, const char *out_ty, int n,
+                     const void *x, const void *y, const void *z) {
+  if (!g_index) return;
+  char file[256], path[1400];
+  snprintf(file, sizeof file, "%s.%s.bin", name, in_ty);
+  snprintf(path, sizeof path, "%s/%s", g_dump, file);
+  FILE *f = fopen(path, "wb");
+  size_t in = type_size(in_ty) * (size_t)n, out = type_size(out_ty) * (size_t)n;
+  if (!f || fwrite(x, 1, in, f) != in || fwrite(y, 1, in, f) != in || fwrite(z, 1, out, f) != out || fclose(f)) {
+    printf("ERROR cannot write %s: %s\n", path, strerror(errno));
+    return;
+  }
+  fprintf(g_index, "%s\t%s\t%s\t%d\t%s\t%s\n", name, in_ty, out_ty, n, expr, file);
+  fflush(g_index);
+}
+
 static const char kHeader[] =
     "import triton\nimport triton.language as tl\nfrom triton.language.extra import libdevice\n\n";
 
@@ -139,6 +193,7 @@ static double ulp_of(LD ref, bool f32) {
 
 static double ulp_err(double got, LD ref, bool f32) {
   if (isnan(got) && isnan(ref)) return 0;
+  if (g_libdevice && f32 && got == 0 && fabsl(ref) < FLT_MIN) return 0; /* flushed to zero, as libdevice does */
   if (isinf(ref) || isinf(got)) return got == (double)ref ? 0 : INFINITY;
   if (isnan(got)) return INFINITY;
   return (double)(fabsl((LD)got - ref) / ulp_of(ref, f32));
@@ -208,7 +263,9 @@ static void sweep(Ex *ex, const Fn *f, bool f32) {
     if (e > worst) worst = e, at = xs[i];
   }
   double bound = f32 ? f->b32 : f->b64;
+  if (g_libdevice && libdevice_bound(f->name, f32) > bound) bound = libdevice_bound(f->name, f32);
   bool ok = worst <= bound && !unwritten;
+  dump_run(f->name, f->expr, ty, ty, N, hx, hy, hz);
   printf("ULP fn=%s type=%s max=%.2f at=%.9g bound=%.1f n=%d unwritten=%d status=%s\n", f->name, ty, worst, at,
          bound, N, unwritten, ok ? "PASS" : "FAIL");
   if (!ok) failures++;
@@ -220,8 +277,8 @@ static void sweep(Ex *ex, const Fn *f, bool f32) {
 
 /* Run `expr` over the fp32 inputs xs (and ys), 32-bit results of `out_ty`
  * into out (poisoned first).  false after a compile error. */
-static bool run32(Ex *ex, const char *expr, const char *in_ty, const char *out_ty, const void *xs, const void *ys,
-                  int n, void *out) {
+static bool run32(Ex *ex, const char *name, const char *expr, const char *in_ty, const char *out_ty, const void *xs,
+                  const void *ys, int n, void *out) {
   char body[1024], sig[128];
   snprintf(body, sizeof body,
            "@triton.jit\ndef k(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):\n"
@@ -243,6 +300,7 @@ static bool run32(Ex *ex, const char *expr, const char *in_ty, const char *out_t
   ex_ok(ex, tlc_synchronize(ex->rt), "synchronize");
   ex_download(ex, out, dz, (size_t)n * 4);
   ex_free(ex, dx), ex_free(ex, dy), ex_free(ex, dz);
+  dump_run(name, expr, in_ty, out_ty, n, xs, ys, out);
   return true;
 }
 
@@ -264,7 +322,7 @@ static void check_predicates(Ex *ex) {
   };
   for (size_t p = 0; p < sizeof preds / sizeof preds[0]; p++) {
     if (!ex_selected(ex, preds[p].name, "")) continue;
-    if (!run32(ex, preds[p].expr, "fp32", "i32", v, v, n, out)) continue;
+    if (!run32(ex, preds[p].name, preds[p].expr, "fp32", "i32", v, v, n, out)) continue;
     int bad = 0, first = 0;
     for (int i = 0; i < n; i++) {
       int32_t want;
@@ -275,6 +333,7 @@ static void check_predicates(Ex *ex) {
       case 3: want = isfinite(v[i]) != 0; break;
       default: {
         float s = v[i] > 0 ? (v[i] < 1 ? v[i] : 1.0f) : 0.0f; /* NaN -> 0 */
+        if (g_libdevice && fpclassify(v[i]) == FP_SUBNORMAL) s = 0.0f; /* __nv_saturatef flushes it */
         memcpy(&want, &s, 4);
       }
       }
@@ -305,7 +364,7 @@ static void check_integers(Ex *ex) {
                                       "libdevice.sad(x, y, x)", "libdevice.mul24(x, y)", "libdevice.byte_perm(x, y, y & 0x7777)"};
   for (int f = 0; f < 10; f++) {
     if (!ex_selected(ex, names[f], "")) continue;
-    if (!run32(ex, exprs[f], "i32", "i32", x, y, M, out)) continue;
+    if (!run32(ex, names[f], exprs[f], "i32", "i32", x, y, M, out)) continue;
     int bad = 0, first = 0;
     for (int i = 0; i < M; i++) {
       uint32_t ux = (uint32_t)x[i], uy = (uint32_t)y[i];
@@ -371,7 +430,7 @@ static void check_rounding(Ex *ex) {
       else if (op >= 4 && op <= 5) snprintf(expr, sizeof expr, "libdevice.%s(x)", name);
       else if (op == 6) snprintf(expr, sizeof expr, "libdevice.%s(x, y, x)", name);
       else snprintf(expr, sizeof expr, "libdevice.%s(x, y)", name);
-      if (!run32(ex, expr, "fp32", "fp32", x, y, M, out)) continue;
+      if (!run32(ex, name, expr, "fp32", "fp32", x, y, M, out)) continue;
       int bad = 0, first = 0;
       fesetround(modes[rm]);
       for (int i = 0; i < M; i++) {
@@ -411,7 +470,7 @@ static void check_conversions(Ex *ex) {
         ufx = ex_xmalloc(M * 4);
         for (int i = 0; i < M; i++) ufx[i] = fabsf(fx[i]);
       }
-      bool ran = run32(ex, expr, from_float ? "fp32" : (f == 3 ? "u32" : "i32"), from_float ? "i32" : "fp32",
+      bool ran = run32(ex, name, expr, from_float ? "fp32" : (f == 3 ? "u32" : "i32"), from_float ? "i32" : "fp32",
                        from_float ? (const void *)ufx : (const void *)ix, from_float ? (const void *)ufx : (const void *)ix,
                        M, out);
       if (ran) {
@@ -472,6 +531,19 @@ static void check_half(Ex *ex) {
 }
 
 int main(int argc, char **argv) {
+  const char *lib = getenv("TLC_MATH_LIB");
+  g_libdevice = lib && !strcmp(lib, "libdevice");
+  g_dump = getenv("TLC_MATH_DUMP");
+  if (g_dump && *g_dump) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/index.tsv", g_dump);
+    if ((mkdir(g_dump, 0777) && errno != EEXIST) || !(g_index = fopen(path, "w"))) {
+      fprintf(stderr, "test_math_gpu: TLC_MATH_DUMP=%s: cannot write %s: %s\n", g_dump, path, strerror(errno));
+      return 1;
+    }
+    fprintf(g_index, "# name\tin_type\tout_type\tn\texpression\tfile\tmath_lib=%s\n", g_libdevice ? "libdevice" : "libclc");
+  }
+  printf("math library: %s\n", g_libdevice ? "libdevice (TLC_MATH_LIB)" : "libclc");
   Ex ex;
   ex_open(&ex, argc, argv, "test_math_gpu");
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
@@ -485,6 +557,7 @@ int main(int argc, char **argv) {
   check_conversions(&ex);
   check_half(&ex);
   printf("%s: %d failure%s\n", failures ? "FAIL" : "PASS", failures, failures == 1 ? "" : "s");
+  if (g_index) fclose(g_index);
   ex.nfail += failures;
   ex.npass += !failures;
   return ex_finish(&ex);

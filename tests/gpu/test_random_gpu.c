@@ -19,8 +19,12 @@
  * DIR/CASE.bin (int64 seed, int32 offsets_are_64bit, int32 rounds, int32 n,
  * the n offsets, then 15 rows of n uint32: randint4x's four words, randint,
  * rand, randn, rand4x's four, randn4x's four; floats as their bits), for a
- * comparison with Triton on the same machine.  DIR is created (with its
- * parents) if missing; if it cannot be, the test stops before running.
+ * comparison with Triton on the same machine, and DIR/math_lib.txt says
+ * which math library tlc used ($TLC_MATH_LIB, with $TLC_LIBDEVICE): under
+ * TLC_MATH_LIB=libdevice the normals are libdevice's, as Triton's, and
+ * random_vs_triton.py requires them to be identical too.  DIR is created
+ * (with its parents) if missing; if it cannot be, the test stops before
+ * running.
  *
  *   test_random_gpu [--seed N] [-v] */
 #include <errno.h>
@@ -245,6 +249,19 @@ int main(int argc, char **argv) {
   if (dump && *dump && !make_dirs(dump)) {
     fprintf(stderr, "test_random_gpu: TLC_RANDOM_DUMP=%s: cannot create the directory: %s\n", dump, strerror(errno));
     return 1;
+  }
+  const char *lib = getenv("TLC_MATH_LIB"), *ld = getenv("TLC_LIBDEVICE");
+  char what[1200];
+  snprintf(what, sizeof what, "%s%s%s", lib && *lib ? lib : "libclc", ld && *ld ? " " : "", ld && *ld ? ld : "");
+  printf("math library: %s\n", what);
+  if (dump && *dump) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/math_lib.txt", dump);
+    FILE *fp = fopen(path, "w");
+    if (!fp || fprintf(fp, "%s\n", what) < 0 || fclose(fp)) {
+      fprintf(stderr, "test_random_gpu: cannot write %s: %s\n", path, strerror(errno));
+      return 1;
+    }
   }
   Ex ex;
   ex_open(&ex, argc, argv, "test_random_gpu");

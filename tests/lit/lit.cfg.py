@@ -39,3 +39,10 @@ if _ptxas:
     for _arch in ("sm_100", "sm_120"):
         if _arch in _help:
             config.available_features.add("ptxas-" + _arch)
+# A libdevice in one of the fixed places tlc's search for --math-lib=libdevice
+# looks at (codegen/cg_libdevice.c): the test of its "not found" message
+# cannot run where one is.
+for _p in ("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc",
+           "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc"):
+    if os.path.exists(_p):
+        config.available_features.add("system-libdevice")

@@ -3,9 +3,13 @@
  * default everywhere (the fingerprint of {num_warps=0} is that of
  * {num_warps=4}), and values out of range refused by
  * tlc_compile_options_check and by tlc_compile alike (num_warps=64 used to
- * compile). */
+ * compile).  The math library is in the cache key, and with libdevice the
+ * file's identity: another file, or the same path rewritten, is another
+ * key. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compiler/tlc_compiler.h"
 #include "tests/unit/test_util.h"
@@ -87,6 +91,35 @@ int main(void) {
   refused(o, "no pass named 'no-such-pass'");
   o = base(), o.nconstexprs = 2;
   refused(o, "2 constexprs but a NULL array");
+
+  o = base(), o.math_lib = (tlc_math_lib)7;
+  refused(o, "unknown math library 7");
+
+  /* The math library and the libdevice file are part of the key. */
+  char dir[] = "/tmp/tlc-options-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char bc1[64], bc2[64];
+  snprintf(bc1, sizeof bc1, "%s/a.bc", dir);
+  snprintf(bc2, sizeof bc2, "%s/b.bc", dir);
+  FILE *f = fopen(bc1, "wb");
+  fputs("BC\xc0\xde one", f);
+  fclose(f);
+  f = fopen(bc2, "wb");
+  fputs("BC\xc0\xde another", f);
+  fclose(f);
+  tlc_compile_options l1 = base(), l2 = base();
+  l1.math_lib = l2.math_lib = TLC_MATH_LIBDEVICE;
+  l1.libdevice = bc1, l2.libdevice = bc2;
+  uint64_t clc = tlc_compile_fingerprint(src, &o), k1 = tlc_compile_fingerprint(src, &l1);
+  CHECK(tlc_compile_options_check(&l1, NULL, 0) == 0);
+  CHECK(clc != k1, "libclc and libdevice share a key");
+  CHECK(k1 != tlc_compile_fingerprint(src, &l2), "two libdevice files share a key");
+  CHECK(k1 == tlc_compile_fingerprint(src, &l1), "the key is not stable");
+  f = fopen(bc1, "wb"); /* the same path, rewritten */
+  fputs("BC\xc0\xde one, longer now", f);
+  fclose(f);
+  CHECK(k1 != tlc_compile_fingerprint(src, &l1), "a rewritten libdevice file keeps its key");
+  unlink(bc1), unlink(bc2), rmdir(dir);
 
   /* Every value in range compiles. */
   for (int w = 1; w <= 32; w *= 2) {
