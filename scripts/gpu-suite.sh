@@ -100,6 +100,8 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
   # go when the suite's time runs out)
   sanitize_cases=(
     "ex_attention Z1H2N256D64c/"     # seed 004: 4-D TMA rings, dot-ahead, chained wgmma (p as register A), fwd and bwd (all 24 small cases; 23 s for the three tools)
+    "ex_attention Z1H2N256D64c/ ws"  # the same, warp-specialized (TLC_WARP_SPECIALIZE=1): producer warp, empty-slot mbarriers, named barriers, setmaxnreg
+    "ex_matmul_forms 333x272 ws"     # matmul warp-specialized: one wgmma in flight across the back edge, slots handed back one late
     "ex_flash_003 n100d64"           # attention: chained mma.sync dots
     "ex_matmul_forms 333x272"        # ptr: cp.async + wgmma; block_ptr: TMA + wgmma + TMA store
     "ex_matmul_forms 100x96"         # fp8 mma.sync + cp.async
@@ -109,15 +111,16 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
     set -- $c
     exe=$build/bin/$1
     [ -x "$exe" ] || continue
+    ws=${3:+1}
     for tool in memcheck racecheck synccheck; do
       t=$(cap 60 120)
-      if [ "$t" -le 5 ]; then note "sanitize $1 $2 $tool skipped: no time left"; status_sanitize=124; continue; fi
-      log="$out/sanitize-$1-$tool.log"
+      if [ "$t" -le 5 ]; then note "sanitize $1 $2 $3 $tool skipped: no time left"; status_sanitize=124; continue; fi
+      log="$out/sanitize-$1${3:+-$3}-$tool.log"
       rc=0
-      timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 99 "$exe" --only "$2" --reps 1 --warmup 0 \
-        >"$log" 2>&1 || rc=$?
+      TLC_WARP_SPECIALIZE=${ws:-0} timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 99 "$exe" \
+        --only "$2" --reps 1 --warmup 0 >"$log" 2>&1 || rc=$?
       summary=$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" || echo "no summary")
-      note "sanitize $1 --only $2 $tool: exit $rc; $summary"
+      note "sanitize $1 --only $2${3:+ ($3)} $tool: exit $rc; $summary"
       [ "$rc" = 0 ] || status_sanitize=1
     done
   done
