@@ -114,8 +114,8 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
     ws=${3:+1}
     for tool in memcheck racecheck synccheck; do
       t=$(cap 60 120)
-      if [ "$t" -le 5 ]; then note "sanitize $1 $2 $3 $tool skipped: no time left"; status_sanitize=124; continue; fi
-      log="$out/sanitize-$1${3:+-$3}-$tool.log"
+      if [ "$t" -le 5 ]; then note "sanitize $1 $2 ${3:-} $tool skipped: no time left"; status_sanitize=124; continue; fi
+      log="$out/sanitize-$1${3:+-${3:-}}-$tool.log"
       rc=0
       TLC_WARP_SPECIALIZE=${ws:-0} timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 99 "$exe" \
         --only "$2" --reps 1 --warmup 0 >"$log" 2>&1 || rc=$?

@@ -13,9 +13,12 @@
  *        c0' = umulhi(0xCD9E8D57, c2) ^ c1 ^ k0     c1' = 0xCD9E8D57 * c2
  *        c2' = umulhi(0xD2511F53, c0) ^ c3 ^ k1     c3' = 0xD2511F53 * c0
  *        k0 += 0x9E3779B9                           k1 += 0xBB67AE85
- *    A 64-bit offset runs Philox-4x64 instead: counter as uint64, key
- *    (seed, 0), the 64-bit round and key constants below.  The four words
- *    are uint32 (uint64) tensors of the offset's shape; randint is the first.
+ *    A 64-bit offset is the counter (offset_lo, offset_hi, 0, 0), still
+ *    Philox-4x32 (Triton 3.x's randint4x); tl.philox given 64-bit counters
+ *    runs Philox-4x64: counters as uint64, key (seed, 0), the 64-bit round
+ *    and key constants below.  The four words are uint32 tensors of the
+ *    offset's shape (uint64 from tl.philox on 64-bit counters); randint is
+ *    the first.
  *  - uniform floats: the word as a signed integer x, x < 0 mapped to -x - 1,
  *    converted to fp32 (round to nearest) and multiplied in fp32 by
  *    4.6566127342e-10 (1.0842020432385337e-19 for 64-bit words): [0, 1).
@@ -129,7 +132,10 @@ static bool philox(Spec *s, SVal *seed_v, Value **c, const Type *word, int64_t n
   return true;
 }
 
-/* randint4x(seed, offset): Philox over the counter (offset, 0, 0, 0). */
+/* randint4x(seed, offset): Philox-4x32 over the counter (offset, 0, 0, 0);
+ * a 64-bit offset is split into its words, (lo, hi, 0, 0), as Triton 3.x
+ * does (so 64-bit offsets continue the 32-bit stream: an offset below 2^32
+ * draws what the same offset as i32 draws). */
 static bool randint4x(Spec *s, SVal **v, CallArgs *a, Value **c) {
   int64_t n;
   if (!n_rounds_arg(s, v[2], bi_argloc(a, 2), &n)) return false;
@@ -139,7 +145,17 @@ static bool randint4x(Spec *s, SVal **v, CallArgs *a, Value **c) {
   const Type *word;
   if (!counter_words(s, cv, locs, c, &word)) return false;
   spec_at(s, a->loc);
+  Value *hi = NULL;
+  if (word->dtype == DT_U64) {
+    const Type *u32 = ty_scalar(bi_ctx(s), DT_U32);
+    hi = spec_cast(s, irb_binary(&s->b, OP_SHR, c[0], cst(s, c[0]->type, 32)), u32, off_loc);
+    c[0] = spec_cast(s, c[0], u32, off_loc);
+    if (!hi || !c[0]) return false;
+    word = u32;
+    spec_at(s, a->loc);
+  }
   for (int i = 1; i < 4; i++) c[i] = cst(s, c[0]->type, 0);
+  if (hi) c[1] = hi;
   return philox(s, v[0], c, word, n, bi_argloc(a, 0), a->loc);
 }
 

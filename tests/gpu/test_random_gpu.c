@@ -12,8 +12,9 @@
  * |n|)), and their first values are printed for a comparison with Triton.
  * Cases: 32-bit offsets (random, negative ones included) with an i32 seed
  * (negative: sign-extended to 64 bits, as Triton's seed.to(uint64)) and a
- * 64-bit seed above 2^32; 7 rounds instead of 10; 64-bit offsets (Philox
- * 4x64).  The outputs are poisoned before each launch.
+ * 64-bit seed above 2^32; 7 rounds instead of 10; 64-bit offsets (the
+ * counter (lo, hi, 0, 0), Philox 4x32 as in Triton 3.x).  The outputs are
+ * poisoned before each launch.
  *
  * With TLC_RANDOM_DUMP=DIR each case's offsets and outputs are written to
  * DIR/CASE.bin (int64 seed, int32 offsets_are_64bit, int32 rounds, int32 n,
@@ -50,26 +51,10 @@ static void philox32(uint64_t seed, uint32_t c[4], int rounds) {
   }
 }
 
-static void philox64(uint64_t seed, uint64_t c[4], int rounds) {
-  uint64_t k0 = seed, k1 = 0;
-  for (int r = 0; r < rounds; r++) {
-    unsigned __int128 pb = (unsigned __int128)0xCA5A826395121157ull * c[2];
-    unsigned __int128 pa = (unsigned __int128)0xD2E7470EE14C6C93ull * c[0];
-    uint64_t n0 = (uint64_t)(pb >> 64) ^ c[1] ^ k0, n2 = (uint64_t)(pa >> 64) ^ c[3] ^ k1;
-    c[0] = n0, c[1] = (uint64_t)pb, c[2] = n2, c[3] = (uint64_t)pa;
-    k0 += 0x9E3779B97F4A7C15ull, k1 += 0xBB67AE8584CAA73Bull;
-  }
-}
-
 static float uniform32(uint32_t w) {
   int32_t x = (int32_t)w;
   if (x < 0) x = (int32_t)(~(uint32_t)x); /* -x - 1 */
   return (float)x * 4.6566127342e-10f;
-}
-static float uniform64(uint64_t w) {
-  int64_t x = (int64_t)w;
-  if (x < 0) x = (int64_t)(~(uint64_t)x);
-  return (float)x * 1.0842020432385337e-19f;
 }
 static void normal_pair(float u1, float u2, double *n1, double *n2) {
   u1 = u1 > 1.0e-7f ? u1 : 1.0e-7f;
@@ -145,15 +130,13 @@ static void run_case(Ex *ex, const char *label, const char *seed_ty, int64_t see
   for (int i = 0; i < N; i++) {
     uint32_t want[4];
     float uni[4];
-    if (wide) {
-      uint64_t c[4] = {(uint64_t)((int64_t *)off)[i], 0, 0, 0};
-      philox64(seed64, c, rounds);
-      for (int j = 0; j < 4; j++) want[j] = (uint32_t)c[j], uni[j] = uniform64(c[j]);
-    } else {
-      uint32_t c[4] = {(uint32_t)((int32_t *)off)[i], 0, 0, 0};
-      philox32(seed64, c, rounds);
-      for (int j = 0; j < 4; j++) want[j] = c[j], uni[j] = uniform32(c[j]);
+    uint32_t c[4] = {(uint32_t)((int32_t *)off)[i], 0, 0, 0};
+    if (wide) { /* Triton 3.x: (offset_lo, offset_hi, 0, 0), still 4x32 */
+      uint64_t o = (uint64_t)((int64_t *)off)[i];
+      c[0] = (uint32_t)o, c[1] = (uint32_t)(o >> 32);
     }
+    philox32(seed64, c, rounds);
+    for (int j = 0; j < 4; j++) want[j] = c[j], uni[j] = uniform32(c[j]);
     bool ok = true;
     for (int j = 0; j < 4; j++) ok &= out[(size_t)j * N + i] == want[j];
     ok &= out[(size_t)4 * N + i] == want[0];
