@@ -59,9 +59,11 @@ typedef struct tlc_compile_options {
   bool debug;               /* Triton's debug mode: tl.device_assert (and `assert` on a runtime
                                value) checked on the device; off by default, as in Triton,
                                when they compile to nothing */
-  bool warp_specialize;     /* on sm_90, move every TMA-pipelined loop's copies to a producer
-                               warp (the warp-specialize pass; without it only loops marked
-                               tl.range(warp_specialize=True)) */
+  int warp_specialize;      /* sm_90, the warp-specialize pass (a producer warp issues a
+                               TMA-pipelined loop's copies): 0 = auto (loops marked
+                               tl.range(warp_specialize=True), and every loop it can take in
+                               a kernel of 8 or more warps), 1 = every loop it can take,
+                               -1 = none */
   tlc_math_lib math_lib;    /* the math library (default libclc) */
   const char *libdevice;    /* with TLC_MATH_LIBDEVICE: libdevice.10.bc's path; NULL = look
                                for it ($TLC_LIBDEVICE, $TRITON_LIBDEVICE_PATH, $CUDA_HOME,

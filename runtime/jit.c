@@ -71,9 +71,11 @@ static tlc_status rt_request_init(tlc_runtime *rt, RtJitRequest *q, const char *
   q->co.num_warps = opt ? opt->num_warps : 0; /* 0: the compiler's default */
   q->co.num_stages = opt ? opt->num_stages : 0;
   q->co.debug = opt && opt->debug;
-  /* TLC_WARP_SPECIALIZE=1: every kernel as if its options asked (A/B runs) */
+  /* TLC_WARP_SPECIALIZE=1 / 0: every kernel as if its options said 1 / -1 (A/B runs) */
   const char *ws = getenv("TLC_WARP_SPECIALIZE");
-  q->co.warp_specialize = (opt && opt->warp_specialize) || (ws && !strcmp(ws, "1"));
+  q->co.warp_specialize = opt ? opt->warp_specialize : 0;
+  if (ws && !strcmp(ws, "1")) q->co.warp_specialize = 1;
+  else if (ws && !strcmp(ws, "0")) q->co.warp_specialize = -1;
   /* the math library from the environment (the command line's --math-lib);
    * the libdevice file is the compiler's to find ($TLC_LIBDEVICE, ...) */
   const char *ml = getenv("TLC_MATH_LIB");

@@ -84,8 +84,9 @@ typedef struct tlc_kernel_options {
   const char *const *constexprs; /* "NAME=VALUE" strings */
   int nconstexprs;
   bool debug;                    /* Triton's debug mode: tl.device_assert checked on the device */
-  bool warp_specialize;          /* sm_90: a producer warp issues the TMA-pipelined loops' copies
-                                    (tlc_compile_options.warp_specialize) */
+  int warp_specialize;           /* sm_90: 0 auto, 1 every loop, -1 none: a producer warp issues
+                                    the TMA-pipelined loops' copies (tlc_compile_options.
+                                    warp_specialize); TLC_WARP_SPECIALIZE=1 / 0 overrides */
 } tlc_kernel_options;
 
 /* Compile kernel `name` of the .tile file at `path` for `signature` (Triton

@@ -67,9 +67,9 @@ static const CliOption cli_options[] = {
      "LLVM optimisation level 0-3: -O2, --opt-level=2 (default 3; -O alone is -O1)"},
     {"debug", OPT_DEBUG, no_argument, NULL, CMD_COMPILE,
      "Triton's debug mode: check tl.device_assert on the device (off: it compiles to nothing)"},
-    {"warp-specialize", OPT_WARP_SPECIALIZE, no_argument, NULL, CMD_COMPILE,
-     "sm_90: a producer warp issues every TMA-pipelined loop's copies (default: only loops marked "
-     "tl.range(warp_specialize=True))"},
+    {"warp-specialize", OPT_WARP_SPECIALIZE, optional_argument, "[=WHEN]", CMD_COMPILE,
+     "sm_90: a producer warp issues TMA-pipelined loops' copies: auto (default: loops marked "
+     "tl.range(warp_specialize=True), and kernels of 8+ warps), on (every loop; --warp-specialize alone), off"},
     {"math-lib", OPT_MATH_LIB, required_argument, "LIB", CMD_COMPILE,
      "libclc (default: embedded) | libdevice (the machine's libdevice.10.bc: Triton's results bit for bit)"},
     {"libdevice", OPT_LIBDEVICE, required_argument, "PATH", CMD_COMPILE,
@@ -212,7 +212,12 @@ static int take_option(Cli *c, int code, const char *arg) {
   case OPT_DUMP_AFTER: c->opt.dump_after = arg; break;
   case OPT_VERIFY_EACH: c->opt.verify_each = true; break;
   case OPT_DEBUG: c->opt.debug = true; break;
-  case OPT_WARP_SPECIALIZE: c->opt.warp_specialize = true; break;
+  case OPT_WARP_SPECIALIZE:
+    if (!arg || !strcmp(arg, "on")) c->opt.warp_specialize = 1;
+    else if (!strcmp(arg, "off")) c->opt.warp_specialize = -1;
+    else if (!strcmp(arg, "auto")) c->opt.warp_specialize = 0;
+    else return usage_error(c, "--warp-specialize expects on, off or auto, got '%s'", arg);
+    break;
   case OPT_LIBDEVICE: c->opt.libdevice = arg; break;
   case OPT_MATH_LIB:
     c->math_lib_given = true;
