@@ -60,9 +60,8 @@ typedef struct tlc_compile_options {
                                value) checked on the device; off by default, as in Triton,
                                when they compile to nothing */
   int warp_specialize;      /* sm_90, the warp-specialize pass (a producer warp issues a
-                               TMA-pipelined loop's copies): 0 = auto (loops marked
-                               tl.range(warp_specialize=True), and every loop it can take in
-                               a kernel of 8 or more warps), 1 = every loop it can take,
+                               TMA-pipelined loop's copies): 0 = auto (the loops marked
+                               tl.range(warp_specialize=True)), 1 = every loop it can take,
                                -1 = none */
   tlc_math_lib math_lib;    /* the math library (default libclc) */
   const char *libdevice;    /* with TLC_MATH_LIBDEVICE: libdevice.10.bc's path; NULL = look

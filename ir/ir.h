@@ -437,8 +437,8 @@ typedef struct IrModule {
   int producer_warps;   /* warps added for WARP_ROLES' producer (0: none); the launch
                            runs num_warps + producer_warps warps */
   int num_stages;
-  int warp_specialize;  /* the compile option: 0 auto (marked loops, and any loop in a kernel
-                           of 8 or more warps), 1 every loop the pass can take, -1 none */
+  int warp_specialize;  /* the compile option: 0 auto (the loops marked
+                           tl.range(warp_specialize=True)), 1 every loop the pass can take, -1 none */
   int threads_per_warp; /* 32 */
   int capability;       /* 80, 90, ... */
   const char *arch;     /* "sm_90a" */

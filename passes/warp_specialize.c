@@ -46,9 +46,9 @@
  * The join keeps the producer's last arrivals on %bars (stages past the
  * loop's end announce no bytes) before the barriers' bytes are reused.
  *
- * Taken for a loop marked tl.range(warp_specialize=True), for every loop
- * in a kernel of AUTO_MIN_WARPS or more warps, or for every loop when the
- * compile option says 1 (none when it says -1); and only when the
+ * Taken for a loop marked tl.range(warp_specialize=True) (the default,
+ * auto), or for every loop when the compile option says 1 (none when it
+ * says -1); and only when the
  * copies' inputs are scalars, the loop stands at the top level (the
  * producer runs it exactly as often as the consumers) and is the kernel's
  * only TMA ring.  m->producer_warps becomes 4 (a warpgroup: setmaxnreg and
@@ -57,12 +57,15 @@
 
 #include <stdlib.h>
 
-/* auto: kernels of this many warps (two consumer warpgroups or more).  On
- * the H100 attention's forward pass at head dim 128 gained with 8 warps
- * (b64x64: N4096 453 -> 493, N16384 465 -> 512 TFLOP/s); on 4 warps the
- * producer costs the second and third CTA an SM (D64 b128x64: 491 -> 450),
- * and the matmul's 8-warp configs were even (742 vs 738). */
-enum { PRODUCER_WARPS = 4, AUTO_MIN_WARPS = 8 };
+/* auto takes only the loops marked tl.range(warp_specialize=True).  On the
+ * H100 (every loop specialized, autotuned) attention's forward pass at head
+ * dim 128 gained on 4 consumer warps (b64x64: N4096 453 -> 493, N16384
+ * 465 -> 512 TFLOP/s: shared memory holds it at 2 CTAs an SM either way),
+ * at head dim 64 it lost (b128x64: 491 -> 450: the producer warpgroup costs
+ * the third CTA an SM), the matmul was even; a rule from those (one
+ * consumer warpgroup whose buffers already keep it at 2 CTAs an SM) is not
+ * yet measured as the default. */
+enum { PRODUCER_WARPS = 4 };
 
 typedef struct Ws {
   IrModule *m;
@@ -320,7 +323,7 @@ static bool mark_prefix(Ws *w, Op **init_barrier) {
 
 static bool eligible(const IrModule *m, const Op *loop) {
   if (loop->kind != OP_FOR || m->warp_specialize < 0) return false;
-  return m->warp_specialize > 0 || loop->attr.loop.warp_specialize || m->num_warps >= AUTO_MIN_WARPS;
+  return m->warp_specialize > 0 || loop->attr.loop.warp_specialize;
 }
 
 static void specialize(IrModule *m, Op *loop, Value *bars, Value *rd, Value *ph) {

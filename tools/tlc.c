@@ -69,7 +69,7 @@ static const CliOption cli_options[] = {
      "Triton's debug mode: check tl.device_assert on the device (off: it compiles to nothing)"},
     {"warp-specialize", OPT_WARP_SPECIALIZE, optional_argument, "[=WHEN]", CMD_COMPILE,
      "sm_90: a producer warp issues TMA-pipelined loops' copies: auto (default: loops marked "
-     "tl.range(warp_specialize=True), and kernels of 8+ warps), on (every loop; --warp-specialize alone), off"},
+     "tl.range(warp_specialize=True)), on (every loop; --warp-specialize alone), off"},
     {"math-lib", OPT_MATH_LIB, required_argument, "LIB", CMD_COMPILE,
      "libclc (default: embedded) | libdevice (the machine's libdevice.10.bc: Triton's results bit for bit)"},
     {"libdevice", OPT_LIBDEVICE, required_argument, "PATH", CMD_COMPILE,
