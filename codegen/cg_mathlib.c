@@ -475,10 +475,10 @@ LLVMValueRef cg_mathfn(CgCtx *cg, const Op *op, LLVMValueRef *args) {
     if (ld && (r = cg_libdevice_mathfn(cg, fn, d, args))) return r;
     return math_int(cg, op, fn, d, args);
   }
-  if (mi->kind == MK_CVT) {
-    if (ld && (r = cg_libdevice_mathfn(cg, fn, d, args))) return r;
+  if (mi->kind == MK_CVT) /* one PTX cvt in the named rounding mode, libdevice's body too; not
+                              its call: LLVM 19 folds the nvvm.i2f.rz inside __nv_int2float_rz
+                              (and ui2f.rz) to a plain round-to-nearest conversion */
     return convert(cg, op, fn, args[0]);
-  }
   if (d != DT_F32 && d != DT_F64 && d != DT_F16 && d != DT_BF16) {
     cg_error(cg, op, "math function '%s' of %s", mi->name, dt_name(d));
     return LLVMGetUndef(cg_type(cg, rd));
