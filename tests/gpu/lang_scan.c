@@ -46,14 +46,29 @@ static void scan_ref(const float *v, double *ref, int len, size_t stride, bool p
   }
 }
 
-static void run(Ex *ex, const char *kernel, const char *size, const ExSig *sig, const ExOut *o,
+/* Launch `kernel` on `grid` programs with x (and p, unless NULL), a fresh
+ * output of nout floats and the constexprs m (when > 0) and n; check it
+ * exactly against ref.  The case's size reads grid x m x n. */
+static void run(Ex *ex, const char *kernel, tlc_devptr dx, const tlc_devptr *dp, int m, int n,
                 const double *ref, size_t nout, unsigned grid, size_t nin) {
+  ExOut o = ex_out_alloc(ex, nout * sizeof(float));
+  ExSig sig;
+  ex_sig_init(&sig);
+  ex_sig_ptr(&sig, "fp32", dx);
+  if (dp) ex_sig_ptr(&sig, "fp32", *dp);
+  ex_sig_ptr(&sig, "fp32", o.p);
+  if (m > 0) ex_sig_const_int(&sig, m);
+  ex_sig_const_int(&sig, n);
+  char size[32];
+  if (m > 0) snprintf(size, sizeof size, "%ux%dx%d", grid, m, n);
+  else snprintf(size, sizeof size, "%ux%d", grid, n);
   ExCase ec = {
-      .label = kernel, .size = size, .tile = TILE, .kernel = kernel, .sig = sig,
-      .grid = {grid, 1, 1}, .out = o->p, .out_elems = nout, .elem = EX_F32, .ref = ref,
+      .label = kernel, .size = size, .tile = TILE, .kernel = kernel, .sig = &sig,
+      .grid = {grid, 1, 1}, .out = o.p, .out_elems = nout, .elem = EX_F32, .ref = ref,
       .exact = true, .bytes = (double)(2 * nin + nout) * 4,
   };
-  ex_run_case(ex, &ec, o);
+  ex_run_case(ex, &ec, &o);
+  ex_out_free(ex, &o);
 }
 
 static void scan_1d(Ex *ex, int rows, int n) {
@@ -74,17 +89,8 @@ static void scan_1d(Ex *ex, int rows, int n) {
     scan_ref(ir, o + 4 * n, n, 1, false, false);
     scan_ref(ir, o + 5 * n, n, 1, false, true);
   }
-  ExOut o = ex_out_alloc(ex, tot * 6 * sizeof(float));
-  ExSig sig;
-  ex_sig_init(&sig);
-  ex_sig_ptr(&sig, "fp32", dx);
-  ex_sig_ptr(&sig, "fp32", dp);
-  ex_sig_ptr(&sig, "fp32", o.p);
-  ex_sig_const_int(&sig, n);
-  char size[32];
-  snprintf(size, sizeof size, "%dx%d", rows, n);
-  run(ex, "scan_1d", size, &sig, &o, ref, tot * 6, (unsigned)rows, tot);
-  ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(x8), free(ref);
+  run(ex, "scan_1d", dx, &dp, 0, n, ref, tot * 6, (unsigned)rows, tot);
+  ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(x8), free(ref);
 }
 
 static void scan_2d(Ex *ex, int tiles, int m, int n) {
@@ -105,18 +111,8 @@ static void scan_2d(Ex *ex, int tiles, int m, int n) {
       scan_ref(pt + (size_t)i * n, o + 3 * mn + (size_t)i * n, n, 1, true, true);
     }
   }
-  ExOut o = ex_out_alloc(ex, tot * 4 * sizeof(float));
-  ExSig sig;
-  ex_sig_init(&sig);
-  ex_sig_ptr(&sig, "fp32", dx);
-  ex_sig_ptr(&sig, "fp32", dp);
-  ex_sig_ptr(&sig, "fp32", o.p);
-  ex_sig_const_int(&sig, m);
-  ex_sig_const_int(&sig, n);
-  char size[32];
-  snprintf(size, sizeof size, "%dx%dx%d", tiles, m, n);
-  run(ex, "scan_2d", size, &sig, &o, ref, tot * 4, (unsigned)tiles, tot);
-  ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
+  run(ex, "scan_2d", dx, &dp, m, n, ref, tot * 4, (unsigned)tiles, tot);
+  ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
 }
 
 /* The recurrence h = a * h_prev + b (a = sign of p) and the running max
@@ -154,17 +150,8 @@ static void user_1d(Ex *ex, int rows, int n) {
     recur_ref(xr, pr, o + 2 * n, n, 1, true);
     argmax_ref(xr, o + 3 * n, o + 4 * n, n, 1);
   }
-  ExOut o = ex_out_alloc(ex, tot * 5 * sizeof(float));
-  ExSig sig;
-  ex_sig_init(&sig);
-  ex_sig_ptr(&sig, "fp32", dx);
-  ex_sig_ptr(&sig, "fp32", dp);
-  ex_sig_ptr(&sig, "fp32", o.p);
-  ex_sig_const_int(&sig, n);
-  char size[32];
-  snprintf(size, sizeof size, "%dx%d", rows, n);
-  run(ex, "user_1d", size, &sig, &o, ref, tot * 5, (unsigned)rows, tot);
-  ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
+  run(ex, "user_1d", dx, &dp, 0, n, ref, tot * 5, (unsigned)rows, tot);
+  ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
 }
 
 static void user_2d(Ex *ex, int tiles, int m, int n) {
@@ -179,18 +166,8 @@ static void user_2d(Ex *ex, int tiles, int m, int n) {
     for (int j = 0; j < n; j++) recur_ref(xt + j, pt + j, o + j, m, (size_t)n, false);
     for (int i = 0; i < m; i++) argmax_ref(xt + (size_t)i * n, NULL, o + mn + (size_t)i * n, n, 1);
   }
-  ExOut o = ex_out_alloc(ex, tot * 2 * sizeof(float));
-  ExSig sig;
-  ex_sig_init(&sig);
-  ex_sig_ptr(&sig, "fp32", dx);
-  ex_sig_ptr(&sig, "fp32", dp);
-  ex_sig_ptr(&sig, "fp32", o.p);
-  ex_sig_const_int(&sig, m);
-  ex_sig_const_int(&sig, n);
-  char size[32];
-  snprintf(size, sizeof size, "%dx%dx%d", tiles, m, n);
-  run(ex, "user_2d", size, &sig, &o, ref, tot * 2, (unsigned)tiles, tot);
-  ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
+  run(ex, "user_2d", dx, &dp, m, n, ref, tot * 2, (unsigned)tiles, tot);
+  ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
 }
 
 static void user_reduce(Ex *ex, int tiles, int m, int n) {
@@ -216,17 +193,8 @@ static void user_reduce(Ex *ex, int tiles, int m, int n) {
     }
     o[2 * m + n] = total;
   }
-  ExOut o = ex_out_alloc(ex, (size_t)tiles * per * sizeof(float));
-  ExSig sig;
-  ex_sig_init(&sig);
-  ex_sig_ptr(&sig, "fp32", dx);
-  ex_sig_ptr(&sig, "fp32", o.p);
-  ex_sig_const_int(&sig, m);
-  ex_sig_const_int(&sig, n);
-  char size[32];
-  snprintf(size, sizeof size, "%dx%dx%d", tiles, m, n);
-  run(ex, "user_reduce", size, &sig, &o, ref, (size_t)tiles * per, (unsigned)tiles, tot / 2);
-  ex_out_free(ex, &o), ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
+  run(ex, "user_reduce", dx, NULL, m, n, ref, (size_t)tiles * per, (unsigned)tiles, tot / 2);
+  ex_free(ex, dx), ex_free(ex, dp), free(x), free(p), free(ref);
 }
 
 int main(int argc, char **argv) {
