@@ -794,6 +794,16 @@ static void autotune_grid(const tlc_kernel *k, void *user, unsigned grid[3]) {
   grid[0] = 2, grid[1] = grid[2] = 1;
 }
 
+/* Write a kernel source to path (a failure is a failed check). */
+static bool write_source(const char *path, const char *src) {
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL, "cannot write %s", path);
+  if (!f) return false;
+  fputs(src, f);
+  fclose(f);
+  return true;
+}
+
 static void test_autotune_desc(void) {
   static const char src[] =
       "import triton\nimport triton.language as tl\n\n"
@@ -805,13 +815,7 @@ static void test_autotune_desc(void) {
       "    y_desc.store([off, 0], x_desc.load([off, 0]) * s)\n";
   char path[600];
   snprintf(path, sizeof path, "%s/../tune_desc.tile", g_cache_dir);
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    CHECK(f != NULL);
-    return;
-  }
-  fputs(src, f);
-  fclose(f);
+  if (!write_source(path, src)) return;
   tlc_runtime *rt = open_fake(9, 0);
   tlc_devptr xp = 0, yp = 0;
   OK(rt, tlc_malloc(rt, 32 * 64 * 4, &xp));
@@ -863,13 +867,7 @@ static void test_autotune_prune(void) {
       "    tl.store(x_ptr + offs, 1.0, mask=offs < n)\n";
   char path[600];
   snprintf(path, sizeof path, "%s/../tune_prune.tile", g_cache_dir);
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    CHECK(f != NULL);
-    return;
-  }
-  fputs(src, f);
-  fclose(f);
+  if (!write_source(path, src)) return;
   tlc_runtime *rt = open_fake(9, 0);
   tlc_devptr xp = 0;
   OK(rt, tlc_malloc(rt, 1024 * 4, &xp));
