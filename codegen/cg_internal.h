@@ -112,6 +112,7 @@ typedef struct CgCtx {
   int num_warps, nthreads;    /* the warps and threads the layouts span (the consumers of
                                  warp-specialized code) */
   int launch_threads;         /* the block: nthreads plus the producer warps' threads */
+  int ws_ctas_per_sm;         /* warp-specialized: the CTAs an SM runs (.minnctapersm) */
   CgRole role;                /* the WARP_ROLES region being lowered (CG_ROLE_NONE outside) */
   bool producer_joins;        /* region 0 of WARP_ROLES ended in the join barrier */
   int *use_counts;            /* by Value.id */

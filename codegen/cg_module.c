@@ -143,8 +143,10 @@ static void build_kernel(CgCtx *cg) {
   cg->fn = LLVMAddFunction(cg->mod, f->name, fty);
   annotate(cg, "kernel", 1);
   annotate(cg, "maxntidx", cg->launch_threads);
-  if (cg->launch_threads > cg->nthreads) /* setmaxnreg needs the entry's register count known */
-    annotate(cg, "minctasm", cg_ws_ctas_per_sm(cg));
+  if (cg->launch_threads > cg->nthreads) { /* setmaxnreg needs the entry's register count known */
+    cg->ws_ctas_per_sm = cg_ws_ctas_per_sm(cg);
+    annotate(cg, "minctasm", cg->ws_ctas_per_sm);
+  }
   tma_params(cg, n);
 
   cg->smem = LLVMAddGlobalInAddressSpace(cg->mod, LLVMArrayType2(cg->t_i8, 0), "global_smem", 3);

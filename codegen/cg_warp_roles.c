@@ -70,7 +70,7 @@ int cg_ws_ctas_per_sm(const CgCtx *cg) {
 }
 
 static int consumer_regs(const CgCtx *cg) {
-  int per_cta = SM_REGS / cg_ws_ctas_per_sm(cg);
+  int per_cta = SM_REGS / cg->ws_ctas_per_sm;
   int r = (per_cta - PRODUCER_REGS * (cg->launch_threads - cg->nthreads)) / cg->nthreads;
   r &= ~7;
   return r > 256 ? 256 : r;
