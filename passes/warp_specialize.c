@@ -72,7 +72,7 @@ typedef struct Ws {
   IrFunc *f;
   Op *loop;
   IrBlock *body;
-  Value *bars, *rd, *ph;
+  Value *bars, *rd;
   int64_t S;
   Op **fills;                  /* prologue and body: mbar_expect and tma_copy on bars */
   int nfills;
@@ -326,9 +326,9 @@ static bool eligible(const IrModule *m, const Op *loop) {
   return m->warp_specialize > 0 || loop->attr.loop.warp_specialize;
 }
 
-static void specialize(IrModule *m, Op *loop, Value *bars, Value *rd, Value *ph) {
+static void specialize(IrModule *m, Op *loop, Value *bars, Value *rd) {
   IrFunc *f = m->func;
-  Ws w = {m, f, loop, loop->regions[0], bars, rd, ph, bars->type->shape[0]};
+  Ws w = {m, f, loop, loop->regions[0], bars, rd, bars->type->shape[0]};
   w.prefix = xcalloc(f->nops + 1, 1);
   w.need = xcalloc(f->nops + 1, 1);
   w.need_arg = xcalloc((size_t)w.body->nargs + 1, 1);
@@ -382,13 +382,13 @@ int pass_warp_specialize(IrModule *m, StrBuf *errors) {
   (void)errors;
   if (!m->func || m->capability < 90 || m->producer_warps) return 0;
   Op *cand = NULL;
-  Value *bars = NULL, *rd = NULL, *ph = NULL;
+  Value *bars = NULL, *rd = NULL;
   int rings = 0;
   for (Op *op = m->func->body->first; op; op = op->next) {
     Value *b, *r, *p;
     if (op->kind == OP_MBAR_INIT) rings++;
-    if (op->kind == OP_FOR && pass_tma_ring_loop(op, &b, &r, &p) && !cand) cand = op, bars = b, rd = r, ph = p;
+    if (op->kind == OP_FOR && pass_tma_ring_loop(op, &b, &r, &p) && !cand) cand = op, bars = b, rd = r;
   }
-  if (cand && rings == 1 && eligible(m, cand)) specialize(m, cand, bars, rd, ph);
+  if (cand && rings == 1 && eligible(m, cand)) specialize(m, cand, bars, rd);
   return 0;
 }
