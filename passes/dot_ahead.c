@@ -69,14 +69,6 @@ static bool tma_filled(const IrBlock *body, const Value *ring) {
   return false;
 }
 
-/* 32-bit registers a thread holds of tensor type t (a 16-bit element is
- * half of one). */
-static int64_t thread_regs(const IrModule *m, const Type *t) {
-  if (!t->rank || (t->layout && t->layout->kind == LAY_SHARED)) return t->rank ? 0 : 1;
-  int64_t threads = (int64_t)m->num_warps * m->threads_per_warp;
-  int64_t bits = ty_numel(t) * ty_elem_bytes(t) * 8;
-  return (bits / threads + 31) / 32;
-}
 
 typedef struct Ahead {
   Op *dot;
@@ -127,8 +119,8 @@ static void rewrite(IrModule *m, Op *loop) {
   if (S < 3) return;
   Ahead a = {0};
   if (!find_dot(body, rd, &a)) return;
-  int64_t regs = 2 * thread_regs(m, a.dot->results[0]->type);
-  for (int i = 1; i < body->nargs; i++) regs += thread_regs(m, body->args[i]->type);
+  int64_t regs = 2 * pass_thread_regs(m, a.dot->results[0]->type);
+  for (int i = 1; i < body->nargs; i++) regs += pass_thread_regs(m, body->args[i]->type);
   if (regs > REG_BUDGET) return;
 
   IrFunc *f = m->func;

@@ -119,5 +119,9 @@ int pass_tma_map(IrModule *m, const IrTmaDesc *d);
  * announced on %bars before the loop?  IR written by hand to `tlc opt` may
  * differ; then passes leave the loop alone.  (pipeline.c) */
 bool pass_tma_ring_loop(const Op *loop, Value **bars, Value **rd, Value **ph);
+/* 32-bit registers a thread of the kernel's num_warps holds of a value of
+ * type t (a 16-bit element is half of one; a shared buffer none).
+ * (pipeline.c) */
+int64_t pass_thread_regs(const IrModule *m, const Type *t);
 
 #endif

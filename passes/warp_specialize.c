@@ -65,7 +65,37 @@
  * the third CTA an SM), the matmul was even; a rule from those (one
  * consumer warpgroup whose buffers already keep it at 2 CTAs an SM) is not
  * yet measured as the default. */
-enum { PRODUCER_WARPS = 4 };
+enum { PRODUCER_WARPS = 4, AUTO_WARPS = 4, AUTO_MIN_DOTS = 2, AUTO_MAX_CARRIED_REGS = 112 };
+/* auto: when the kernel's buffers alone keep it at 2 CTAs an SM or fewer
+ * (more than a third of the 232448 bytes a CTA may take), the producer
+ * warpgroup costs no CTA; below it does (attention D64 b128x64: 3 -> 2). */
+static const int64_t AUTO_MIN_SMEM = 232448 / 3;
+
+/* The bytes of the shared buffers live in the loop: those allocated before
+ * it at the top level (the rings, staged invariants; the epilogue's come
+ * after and may reuse the rings' bytes) and inside it. */
+static int64_t loop_buffer_bytes(const IrFunc *f, const Op *loop) {
+  int64_t total = 0;
+  for (const Op *op = f->body->first; op && op != loop; op = op->next)
+    if (op->kind == OP_LOCAL_ALLOC) total += ty_numel(op->results[0]->type) * ty_elem_bytes(op->results[0]->type);
+  for (const Op *op = loop->regions[0]->first; op; op = op->next)
+    if (op->kind == OP_LOCAL_ALLOC) total += ty_numel(op->results[0]->type) * ty_elem_bytes(op->results[0]->type);
+  return total;
+}
+
+/* auto's choice: one consumer warpgroup, an attention-like body (two dots
+ * or more: the softmax between them is what the producer frees the warps
+ * for), and buffers that already hold the CTA at 2 an SM. */
+static bool auto_takes(const IrModule *m, const Op *loop) {
+  if (m->num_warps != AUTO_WARPS) return false;
+  int dots = 0;
+  for (const Op *op = loop->regions[0]->first; op; op = op->next) dots += op->kind == OP_DOT;
+  /* two CTAs an SM start every thread at 128 registers, which must hold the
+   * carried tensors (attention D128 with 128-row blocks spilled) */
+  int64_t regs = 0;
+  for (int i = 1; i < loop->regions[0]->nargs; i++) regs += pass_thread_regs(m, loop->regions[0]->args[i]->type);
+  return dots >= AUTO_MIN_DOTS && regs <= AUTO_MAX_CARRIED_REGS && loop_buffer_bytes(m->func, loop) > AUTO_MIN_SMEM;
+}
 
 typedef struct Ws {
   IrModule *m;
@@ -323,7 +353,7 @@ static bool mark_prefix(Ws *w, Op **init_barrier) {
 
 static bool eligible(const IrModule *m, const Op *loop) {
   if (loop->kind != OP_FOR || m->warp_specialize < 0) return false;
-  return m->warp_specialize > 0 || loop->attr.loop.warp_specialize;
+  return m->warp_specialize > 0 || loop->attr.loop.warp_specialize || auto_takes(m, loop);
 }
 
 static void specialize(IrModule *m, Op *loop, Value *bars, Value *rd) {
