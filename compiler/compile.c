@@ -31,13 +31,44 @@ static const tlc_compile_options tlc_defaults = {
 
 void tlc_compile_options_init(tlc_compile_options *opt) { *opt = tlc_defaults; }
 
-/* Unset fields: NULL arch, zero num_warps / num_stages, negative opt_level. */
+int tlc_math_lib_parse(const char *word, tlc_math_lib *out) {
+  static const struct { const char *word; tlc_math_lib lib; } t[] = {
+      {"auto", TLC_MATH_AUTO}, {"libdevice", TLC_MATH_LIBDEVICE}, {"libclc", TLC_MATH_LIBCLC}};
+  for (size_t i = 0; word && i < sizeof t / sizeof t[0]; i++)
+    if (!strcmp(word, t[i].word)) return *out = t[i].lib, 0;
+  return -1;
+}
+
+int tlc_math_lib_from_env(tlc_math_lib *out) {
+  const char *e = getenv("TLC_MATH_LIB");
+  if (!e || !*e) return *out = TLC_MATH_AUTO, 0;
+  return tlc_math_lib_parse(e, out);
+}
+
+/* TLC_MATH_AUTO: libdevice when a file is named (--libdevice,
+ * $TLC_LIBDEVICE: it must then be usable, and code generation says why
+ * not) or the search finds one, else libclc. */
+static tlc_math_lib math_lib_auto(const char *given) {
+  const char *env = getenv("TLC_LIBDEVICE");
+  if (given || (env && *env)) return TLC_MATH_LIBDEVICE;
+  char *found = cg_libdevice_locate(NULL, NULL);
+  free(found);
+  return found ? TLC_MATH_LIBDEVICE : TLC_MATH_LIBCLC;
+}
+
+tlc_math_lib tlc_math_lib_resolve(tlc_math_lib lib, const char *libdevice) {
+  return lib == TLC_MATH_AUTO ? math_lib_auto(libdevice) : lib;
+}
+
+/* Unset fields: NULL arch, zero num_warps / num_stages, negative opt_level;
+ * TLC_MATH_AUTO becomes the library it picks. */
 tlc_compile_options compiler_resolve_options(const tlc_compile_options *in) {
   tlc_compile_options o = in ? *in : tlc_defaults;
   if (!o.arch) o.arch = tlc_defaults.arch;
   if (o.num_warps == 0) o.num_warps = tlc_defaults.num_warps;
   if (o.num_stages == 0) o.num_stages = tlc_defaults.num_stages;
   if (o.opt_level < 0) o.opt_level = tlc_defaults.opt_level;
+  o.math_lib = tlc_math_lib_resolve(o.math_lib, o.libdevice);
   return o;
 }
 
@@ -72,8 +103,9 @@ static int options_problem(const tlc_compile_options *o, char *msg, size_t size)
     snprintf(msg, size, "the optimisation level must be 0, 1, 2 or 3, not %d", o->opt_level);
   else if ((unsigned)o->emit > TLC_EMIT_PTX)
     snprintf(msg, size, "unknown emit kind %d", (int)o->emit);
-  else if ((unsigned)o->math_lib > TLC_MATH_LIBDEVICE)
-    snprintf(msg, size, "unknown math library %d (TLC_MATH_LIBCLC or TLC_MATH_LIBDEVICE)", (int)o->math_lib);
+  else if ((unsigned)o->math_lib > TLC_MATH_AUTO)
+    snprintf(msg, size, "unknown math library %d (TLC_MATH_LIBCLC, TLC_MATH_LIBDEVICE or TLC_MATH_AUTO)",
+             (int)o->math_lib);
   else if (o->nconstexprs < 0 || (o->nconstexprs > 0 && !o->constexprs))
     snprintf(msg, size, "%d constexprs but %s", o->nconstexprs,
              o->nconstexprs < 0 ? "a negative count" : "a NULL array");

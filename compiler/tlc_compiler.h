@@ -34,6 +34,9 @@ typedef enum tlc_math_lib {
   TLC_MATH_LIBCLC = 0,      /* libclc's, embedded in tlc, and tlc's own (the default) */
   TLC_MATH_LIBDEVICE = 1,   /* NVIDIA's libdevice bitcode found on the machine, called as
                                Triton calls it: results bit for bit Triton's */
+  TLC_MATH_AUTO = 2,        /* libdevice when the machine has one (a file named by
+                               `libdevice` / $TLC_LIBDEVICE must be usable), else libclc;
+                               the runtime's and the command line's default */
 } tlc_math_lib;
 
 typedef struct tlc_constexpr_def {
@@ -63,7 +66,8 @@ typedef struct tlc_compile_options {
                                TMA-pipelined loop's copies): 0 = auto (the loops marked
                                tl.range(warp_specialize=True)), 1 = every loop it can take,
                                -1 = none */
-  tlc_math_lib math_lib;    /* the math library (default libclc) */
+  tlc_math_lib math_lib;    /* the math library (0: libclc; the runtime and the CLI ask for
+                               TLC_MATH_AUTO unless $TLC_MATH_LIB says otherwise) */
   const char *libdevice;    /* with TLC_MATH_LIBDEVICE: libdevice.10.bc's path; NULL = look
                                for it ($TLC_LIBDEVICE, $TRITON_LIBDEVICE_PATH, $CUDA_HOME,
                                $CUDA_PATH, /usr/local/cuda, Debian's toolkit; docs/cli.md) */
@@ -119,6 +123,16 @@ void tlc_compile_options_init(tlc_compile_options *opt);
  * problem in msg (when msg is not NULL), e.g. "num_warps must be a power of
  * two from 1 to 32, not 64".  tlc_compile reports the same as an error. */
 int tlc_compile_options_check(const tlc_compile_options *opt, char *msg, size_t size);
+
+/* "auto", "libdevice" or "libclc" into *out: 0, or -1 for another word.
+ * tlc_math_lib_from_env reads $TLC_MATH_LIB the same way (unset or empty:
+ * TLC_MATH_AUTO), the default of the runtime and of the command line. */
+int tlc_math_lib_parse(const char *word, tlc_math_lib *out);
+int tlc_math_lib_from_env(tlc_math_lib *out);
+/* The library `lib` means on this machine: TLC_MATH_AUTO becomes
+ * TLC_MATH_LIBDEVICE when `libdevice` or $TLC_LIBDEVICE names a file or the
+ * search (docs/cli.md) finds one, else TLC_MATH_LIBCLC; the others stay. */
+tlc_math_lib tlc_math_lib_resolve(tlc_math_lib lib, const char *libdevice);
 
 /* Compile `source` (the text of a .tile file named `path`, used in messages).
  * Always fills *result (free it with tlc_compile_result_free). */

@@ -78,11 +78,9 @@ static tlc_status rt_request_init(tlc_runtime *rt, RtJitRequest *q, const char *
   else if (ws && !strcmp(ws, "0")) q->co.warp_specialize = -1;
   /* the math library from the environment (the command line's --math-lib);
    * the libdevice file is the compiler's to find ($TLC_LIBDEVICE, ...) */
-  const char *ml = getenv("TLC_MATH_LIB");
-  if (ml && *ml && !strcmp(ml, "libdevice"))
-    q->co.math_lib = TLC_MATH_LIBDEVICE;
-  else if (ml && *ml && strcmp(ml, "libclc"))
-    return rt_fail(rt, TLC_ERR_INVALID, "TLC_MATH_LIB=%s: expected libclc (the default) or libdevice", ml);
+  if (tlc_math_lib_from_env(&q->co.math_lib) != 0)
+    return rt_fail(rt, TLC_ERR_INVALID, "TLC_MATH_LIB=%s: expected auto (the default), libdevice or libclc",
+                   getenv("TLC_MATH_LIB"));
   char why[256];
   if (tlc_compile_options_check(&q->co, why, sizeof why) != 0)
     return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_options: %s", why);

@@ -71,7 +71,8 @@ static const CliOption cli_options[] = {
      "sm_90: a producer warp issues TMA-pipelined loops' copies: auto (default: loops marked "
      "tl.range(warp_specialize=True)), on (every loop; --warp-specialize alone), off"},
     {"math-lib", OPT_MATH_LIB, required_argument, "LIB", CMD_COMPILE,
-     "libclc (default: embedded) | libdevice (the machine's libdevice.10.bc: Triton's results bit for bit)"},
+     "auto (default, or $TLC_MATH_LIB): libdevice when the machine has one, else libclc | libdevice "
+     "(the machine's libdevice.10.bc: Triton's results bit for bit) | libclc (embedded in tlc)"},
     {"libdevice", OPT_LIBDEVICE, required_argument, "PATH", CMD_COMPILE,
      "libdevice.10.bc to link (implies --math-lib=libdevice; default: $TLC_LIBDEVICE, then a search)"},
     {"pass", OPT_PASS, required_argument, "NAME[,NAME]", CMD_OPT, "run these passes, in order (repeatable)"},
@@ -221,9 +222,8 @@ static int take_option(Cli *c, int code, const char *arg) {
   case OPT_LIBDEVICE: c->opt.libdevice = arg; break;
   case OPT_MATH_LIB:
     c->math_lib_given = true;
-    if (!strcmp(arg, "libclc")) c->opt.math_lib = TLC_MATH_LIBCLC;
-    else if (!strcmp(arg, "libdevice")) c->opt.math_lib = TLC_MATH_LIBDEVICE;
-    else return usage_error(c, "--math-lib expects libclc or libdevice, got '%s'", arg);
+    if (tlc_math_lib_parse(arg, &c->opt.math_lib) != 0)
+      return usage_error(c, "--math-lib expects auto, libdevice or libclc, got '%s'", arg);
     break;
   case OPT_SPLIT: c->split = true; break;
   case OPT_TIME: c->time = true; break;
@@ -469,6 +469,9 @@ static int run(Cli *c, int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   c->opt.color = c->color;
   if (c->opt.libdevice && !c->math_lib_given) c->opt.math_lib = TLC_MATH_LIBDEVICE;
+  else if (!c->math_lib_given && tlc_math_lib_from_env(&c->opt.math_lib) != 0)
+    return usage_error(c, "TLC_MATH_LIB=%s: expected auto (the default), libdevice or libclc",
+                       getenv("TLC_MATH_LIB"));
   if (c->cmd != CMD_AUTOTUNE && (rc = check_options(c)) != 0) return rc;
   const char *err = NULL;
   char *source = slurp(c->file, &err);

@@ -129,7 +129,7 @@ with tempfile.TemporaryDirectory() as tmp:
                       (["compile"], "no input file"),
                       (["opt", "x.tir", "--signature=i32"], "--signature is not an option of 'tlc opt'"),
                       (["compile", "k.tile", "--color=sometimes"], "--color expects auto, always or never"),
-                      (["compile", "k.tile", "--math-lib=cuda"], "--math-lib expects libclc or libdevice, got 'cuda'"),
+                      (["compile", "k.tile", "--math-lib=cuda"], "--math-lib expects auto, libdevice or libclc, got 'cuda'"),
                       (["opt", "x.tir", "--math-lib=libdevice"], "--math-lib is not an option of 'tlc opt'"),
                       (["frobnicate"], "unknown command 'frobnicate'")):
         r = run(*args)

@@ -17,8 +17,8 @@
  * The sweep includes fp64 tl.exp, tl.log and tl.sin (libclc as well).  Inputs are random, outputs are poisoned
  * before each launch, and an unwritten element fails its function.
  *
- * With TLC_MATH_LIB=libdevice (the runtime compiles with libdevice, as
- * Triton does) the bounds are libdevice's own where they are wider (CUDA's
+ * Under libdevice (TLC_MATH_LIB=libdevice, or the default auto where the
+ * machine has a libdevice: the runtime compiles with it, as Triton does) the bounds are libdevice's own where they are wider (CUDA's
  * documented ones: tanf 4, powf 4, lgammaf 6, tgamma 10 ulp, ...;
  * libdevice.sqrt is __nv_sqrtf, approximate), fp32 results that libdevice
  * flushes to zero (it runs flush-to-zero, as Triton sets it) count as
@@ -38,6 +38,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "compiler/tlc_compiler.h"
 #include "examples/common/host.h"
 
 
@@ -152,8 +153,13 @@ static double libdevice_bound(const char *name, bool f32) {
   static const struct { const char *name; double b32, b64; } t[] = {
       {"tan", 4, 0},      {"atan2", 3, 0},  {"sinh", 3, 0},     {"asinh", 3, 3},    {"acosh", 4, 3},
       {"atanh", 3, 0},    {"pow", 4, 0},    {"erfc", 4, 5},     {"erfinv", 0, 5},   {"erfcinv", 4, 6},
-      {"normcdf", 5, 5},  {"normcdfinv", 5, 8}, {"lgamma", 6, 4}, {"tgamma", 5, 10}, {"hypot", 3, 0},
+      {"normcdf", 5, 5},  {"normcdfinv", 5, 8}, {"lgamma", 6, 4}, {"hypot", 3, 0},
       {"sqrt", 3, 0},     /* __nv_sqrtf: sqrt.approx (libdevice.sqrt under libdevice, as in Triton) */
+      /* wider than the guide's 2, 2 and 5 in this sweep, against long double,
+       * under flush-to-zero (H100, 2026-11-24: asinf 2.33, exp2f 2.03 =
+       * ex2.approx.ftz, tgammaf 7.89 ulp); the results are Triton's bit for
+       * bit (math_vs_triton.py), so the bounds are the library's, measured */
+      {"asin", 3, 0},     {"exp2", 3, 0},   {"tgamma", 9, 10},
   };
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
     if (!strcmp(t[i].name, name)) return f32 ? t[i].b32 : t[i].b64;
@@ -531,8 +537,12 @@ static void check_half(Ex *ex) {
 }
 
 int main(int argc, char **argv) {
-  const char *lib = getenv("TLC_MATH_LIB");
-  g_libdevice = lib && !strcmp(lib, "libdevice");
+  tlc_math_lib lib;
+  if (tlc_math_lib_from_env(&lib) != 0) {
+    fprintf(stderr, "test_math_gpu: TLC_MATH_LIB=%s: expected auto, libdevice or libclc\n", getenv("TLC_MATH_LIB"));
+    return 1;
+  }
+  g_libdevice = tlc_math_lib_resolve(lib, NULL) == TLC_MATH_LIBDEVICE; /* what the runtime will link */
   g_dump = getenv("TLC_MATH_DUMP");
   if (g_dump && *g_dump) {
     char path[1200];
@@ -543,7 +553,8 @@ int main(int argc, char **argv) {
     }
     fprintf(g_index, "# name\tin_type\tout_type\tn\texpression\tfile\tmath_lib=%s\n", g_libdevice ? "libdevice" : "libclc");
   }
-  printf("math library: %s\n", g_libdevice ? "libdevice (TLC_MATH_LIB)" : "libclc");
+  printf("math library: %s (TLC_MATH_LIB=%s)\n", g_libdevice ? "libdevice" : "libclc",
+         getenv("TLC_MATH_LIB") ? getenv("TLC_MATH_LIB") : "unset: auto");
   Ex ex;
   ex_open(&ex, argc, argv, "test_math_gpu");
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "compiler/tlc_compiler.h"
 #include "examples/common/host.h"
 
 enum { N = 1 << 14, BLOCK = 256, ROWS = 15 };
@@ -233,9 +234,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "test_random_gpu: TLC_RANDOM_DUMP=%s: cannot create the directory: %s\n", dump, strerror(errno));
     return 1;
   }
-  const char *lib = getenv("TLC_MATH_LIB"), *ld = getenv("TLC_LIBDEVICE");
+  const char *ld = getenv("TLC_LIBDEVICE");
+  tlc_math_lib lib;
+  if (tlc_math_lib_from_env(&lib) != 0) {
+    fprintf(stderr, "test_random_gpu: TLC_MATH_LIB=%s: expected auto, libdevice or libclc\n", getenv("TLC_MATH_LIB"));
+    return 1;
+  }
+  bool libdevice = tlc_math_lib_resolve(lib, NULL) == TLC_MATH_LIBDEVICE; /* what the runtime will link */
   char what[1200];
-  snprintf(what, sizeof what, "%s%s%s", lib && *lib ? lib : "libclc", ld && *ld ? " " : "", ld && *ld ? ld : "");
+  snprintf(what, sizeof what, "%s%s%s", libdevice ? "libdevice" : "libclc", ld && *ld ? " " : "", ld && *ld ? ld : "");
   printf("math library: %s\n", what);
   if (dump && *dump) {
     char path[1024];

@@ -46,3 +46,7 @@ for _p in ("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc",
            "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc"):
     if os.path.exists(_p):
         config.available_features.add("system-libdevice")
+# The math library: the CLI's default (auto) takes a libdevice where the
+# machine has one, so golden output would depend on the machine: tests get
+# libclc unless their RUN line asks for another (--math-lib, --libdevice).
+config.environment["TLC_MATH_LIB"] = "libclc"

@@ -593,19 +593,31 @@ static void test_jit(void) {
   opt2.num_warps = 8;
   OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt2, &key2));
   CHECK(key != key2);
-  /* TLC_MATH_LIB picks the math library, part of the key; a bad value is refused */
+  /* TLC_MATH_LIB picks the math library, part of the key: auto (the default:
+   * libdevice where the machine has one, else libclc), libdevice, libclc; a
+   * bad value is refused */
+  setenv("TLC_MATH_LIB", "auto", 1);
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key2));
+  CHECK(key == key2, "TLC_MATH_LIB=auto is the default");
+  uint64_t clc = 0, auto_named = 0;
+  setenv("TLC_MATH_LIB", "libclc", 1);
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &clc));
   setenv("TLC_MATH_LIB", "libdevice", 1);
   setenv("TLC_LIBDEVICE", "/nonexistent/tlc-test/libdevice.10.bc", 1);
   OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key2));
-  CHECK(key != key2, "TLC_MATH_LIB=libdevice kept libclc's key");
-  setenv("TLC_MATH_LIB", "libclc", 1);
-  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key2));
-  CHECK(key == key2, "TLC_MATH_LIB=libclc is the default");
+  CHECK(clc != key2, "TLC_MATH_LIB=libdevice kept libclc's key");
+  setenv("TLC_MATH_LIB", "auto", 1); /* a file named: auto is libdevice */
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &auto_named));
+  CHECK(auto_named == key2, "auto with $TLC_LIBDEVICE is not libdevice");
   setenv("TLC_MATH_LIB", "cuda", 1);
   EXPECT(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key2), TLC_ERR_INVALID,
-         "TLC_MATH_LIB=cuda: expected libclc (the default) or libdevice");
-  /* libdevice not there: the compile fails saying where it looked */
+         "TLC_MATH_LIB=cuda: expected auto (the default), libdevice or libclc");
+  /* libdevice not there: the compile fails saying where it looked, under
+   * auto too (a file the user named is never passed over for libclc) */
   setenv("TLC_MATH_LIB", "libdevice", 1);
+  EXPECT(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k), TLC_ERR_COMPILE,
+         "the libdevice file '/nonexistent/tlc-test/libdevice.10.bc' ($TLC_LIBDEVICE) cannot be used: no such file");
+  setenv("TLC_MATH_LIB", "auto", 1);
   EXPECT(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k), TLC_ERR_COMPILE,
          "the libdevice file '/nonexistent/tlc-test/libdevice.10.bc' ($TLC_LIBDEVICE) cannot be used: no such file");
   unsetenv("TLC_MATH_LIB");
