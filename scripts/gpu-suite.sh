@@ -11,6 +11,8 @@
 #   2c. where Triton is importable: tlc's random numbers against Triton's
 #      with TLC_MATH_LIB=libdevice (Triton's own libdevice file), every
 #      value bit for bit, normals included (random_vs_triton.py's VERDICT)
+#   2d. there too: the math functions under libdevice against Triton's, every
+#      function within 2 ulp (math_vs_triton.py's VERDICT)
 #   3. the benchmark, bench/run.sh (tlc vs Triton vs torch)
 #
 # and prints last two short tables: the examples (kernel | size | max rel
@@ -72,7 +74,8 @@ mkdir -p "$TLC_CACHE_DIR"
 t=$(cap 300 200)
 if [ "$t" -gt 10 ]; then
   note "ctest -L gpu (limit ${t}s)"
-  timeout "$t" ctest --test-dir "$build" -L gpu --output-on-failure --timeout 120 \
+  # (SUITE_CTEST_JOBS at once: correctness only, the timings are step 3's)
+  timeout "$t" ctest --test-dir "$build" -L gpu -j "${SUITE_CTEST_JOBS:-3}" --output-on-failure --timeout 180 \
     >"$out/ctest-gpu.log" 2>&1 || status_ctest=$?
   cp "$build/Testing/Temporary/LastTest.log" "$out/ctest-LastTest.log" 2>/dev/null || true
   grep -E '^[0-9]+% tests passed|tests failed|Not Run|\*\*\*|Failed|Skipped' "$out/ctest-gpu.log" | tail -15 || true
@@ -187,6 +190,35 @@ else
   echo "random vs Triton (libdevice): not run (Triton not importable)" >"$out/random-vs-triton.txt"
 fi
 
+# ---- 2d. math functions against Triton, libdevice ------------------------------------------
+# test_math_gpu's sweeps and exact checks with Triton's libdevice file,
+# dumped, then the same expressions on the same inputs run by Triton:
+# math_vs_triton.py's VERDICT (every function within 2 ulp of Triton's).
+: >"$out/math-vs-triton.txt"
+if [ -x "$build/bin/test_math_gpu" ] && python3 -c 'import torch, triton' >/dev/null 2>&1; then
+  t=$(cap 150 100)
+  if [ "$t" -gt 20 ]; then
+    md=${TMPDIR:-/tmp}/tlc-suite-math-libdevice
+    rm -rf "$md"
+    ld_file=$(python3 tests/gpu/random_vs_triton.py --print-libdevice 2>/dev/null || true)
+    [ -f "$ld_file" ] || ld_file=""
+    note "math vs Triton, TLC_MATH_LIB=libdevice (limit ${t}s)"
+    rc=0
+    TLC_MATH_LIB=libdevice TLC_LIBDEVICE=$ld_file TLC_MATH_DUMP=$md \
+      timeout "$t" "$build/bin/test_math_gpu" >"$out/math-libdevice.log" 2>&1 || rc=$?
+    echo "test_math_gpu under libdevice: exit $rc ($(grep -c '^RESULT .*status=PASS' "$out/math-libdevice.log" || true) passed, $(grep -c '^RESULT ' "$out/math-libdevice.log" || true) checks)" | tee "$out/math-vs-triton.txt"
+    [ "$rc" = 0 ] || status_random=1
+    rc=0
+    timeout "$(cap 150 60)" python3 tests/gpu/math_vs_triton.py "$md" >"$out/math-vs-triton.log" 2>&1 || rc=$?
+    grep -E '^BITS .*differing=[1-9]' "$out/math-vs-triton.log" | cut -c1-200 | tee -a "$out/math-vs-triton.txt" || true
+    line=$(grep -m1 '^VERDICT' "$out/math-vs-triton.log" || echo "VERDICT FAIL: no verdict (exit $rc)")
+    echo "math vs Triton (libdevice): $line" | tee -a "$out/math-vs-triton.txt"
+    [ "$rc" = 0 ] || status_random=1
+  else
+    note "math vs Triton skipped: no time left"
+  fi
+fi
+
 # ---- 3. the benchmark ---------------------------------------------------------------
 t=$(cap 330 15)
 if [ "$t" -gt 30 ]; then
@@ -243,15 +275,16 @@ else
   tail -5 "$out/bench.log" 2>/dev/null || true
 fi
 cat "$out/random-vs-triton.txt"
+cat "$out/math-vs-triton.txt" 2>/dev/null || true
 echo
 # The device tool returns only a few files from $OUT: pack every log into
 # one archive and keep the tables beside it.
-keep="examples-table.txt bench-table.txt bench-tc-table.txt failures.txt random-vs-triton.txt"
+keep="examples-table.txt bench-table.txt bench-tc-table.txt failures.txt random-vs-triton.txt math-vs-triton.txt"
 tar czf "${TMPDIR:-/tmp}/tlc-suite-logs.tar.gz" -C "$out" . 2>/dev/null &&
   find "$out" -mindepth 1 -maxdepth 1 $(for k in $keep; do printf -- '-not -name %s ' "$k"; done) -exec rm -rf {} + &&
   mv "${TMPDIR:-/tmp}/tlc-suite-logs.tar.gz" "$out/logs.tar.gz" || true
 verdict=PASS
 [ "$status_ctest" = 0 ] && [ "$status_examples" = 0 ] && [ "$status_sanitize" = 0 ] && [ "$status_bench" = 0 ] &&
   [ "$status_random" = 0 ] || verdict=FAIL
-echo "gpu-suite: $verdict (ctest exit $status_ctest, examples $status_examples, sanitizers $status_sanitize, random vs Triton $status_random, bench exit $status_bench; ${SECONDS}s; logs in $out)"
+echo "gpu-suite: $verdict (ctest exit $status_ctest, examples $status_examples, sanitizers $status_sanitize, random/math vs Triton $status_random, bench exit $status_bench; ${SECONDS}s; logs in $out)"
 [ "$verdict" = PASS ]
