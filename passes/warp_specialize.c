@@ -57,14 +57,15 @@
 
 #include <stdlib.h>
 
-/* auto takes only the loops marked tl.range(warp_specialize=True).  On the
- * H100 (every loop specialized, autotuned) attention's forward pass at head
- * dim 128 gained on 4 consumer warps (b64x64: N4096 453 -> 493, N16384
- * 465 -> 512 TFLOP/s: shared memory holds it at 2 CTAs an SM either way),
- * at head dim 64 it lost (b128x64: 491 -> 450: the producer warpgroup costs
- * the third CTA an SM), the matmul was even; a rule from those (one
- * consumer warpgroup whose buffers already keep it at 2 CTAs an SM) is not
- * yet measured as the default. */
+/* auto takes the loops marked tl.range(warp_specialize=True) and the
+ * attention-like ones auto_takes() picks.  On the H100 (every loop
+ * specialized, autotuned) attention's forward pass at head dim 128 gained on
+ * 4 consumer warps (b64x64: N4096 453 -> 493, N16384 465 -> 512 TFLOP/s:
+ * shared memory holds it at 2 CTAs an SM either way), at head dim 64 it lost
+ * (b128x64: 491 -> 450: the producer warpgroup costs the third CTA an SM),
+ * the matmul was even.  The rule (one consumer warpgroup whose buffers
+ * already keep it at 2 CTAs an SM), A/B in one run: D128 N16384 461 -> 497,
+ * D64 unchanged. */
 enum { PRODUCER_WARPS = 4, AUTO_WARPS = 4, AUTO_MIN_DOTS = 2, AUTO_MAX_CARRIED_REGS = 112 };
 /* auto: when the kernel's buffers alone keep it at 2 CTAs an SM or fewer
  * (more than a third of the 232448 bytes a CTA may take), the producer
