@@ -341,37 +341,6 @@ LLVMValueRef cg_libdevice_op(CgCtx *cg, const Op *op, OpKind k, DType d, LLVMVal
 
 /* ---- linking -------------------------------------------------------------------------------- */
 
-/* libdevice calls llvm.nvvm.round.{f,ftz.f,d}: round half away from zero,
- * as C's round.  LLVM 19 selects cvt.rni for them, which rounds half to
- * even (later LLVMs, Triton's among them, read them as llvm.round); powf's
- * argument reduction then took the other integer at ties and differed from
- * Triton's by up to 3 ulp.  Each call becomes llvm.round, which NVPTX
- * lowers as C's round (a flushed subnormal rounds to the same signed zero). */
-static void nvvm_round_as_llvm_round(CgCtx *cg) {
-  static const char *names[] = {"llvm.nvvm.round.f", "llvm.nvvm.round.ftz.f", "llvm.nvvm.round.d"};
-  const char *generic = "llvm.round";
-  unsigned id = LLVMLookupIntrinsicID(generic, strlen(generic));
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    LLVMValueRef old = LLVMGetNamedFunction(cg->mod, names[i]);
-    if (!old) continue;
-    LLVMTypeRef ty = LLVMGlobalGetValueType(old), elem = LLVMGetReturnType(ty);
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, &elem, 1);
-    LLVMTypeRef fty = LLVMIntrinsicGetType(cg->ctx, id, &elem, 1);
-    LLVMBuilderRef b = LLVMCreateBuilderInContext(cg->ctx);
-    LLVMUseRef u;
-    while ((u = LLVMGetFirstUse(old))) {
-      LLVMValueRef call = LLVMGetUser(u);
-      LLVMValueRef arg = LLVMGetOperand(call, 0);
-      LLVMPositionBuilderBefore(b, call);
-      LLVMValueRef now = LLVMBuildCall2(b, fty, fn, &arg, 1, "");
-      LLVMReplaceAllUsesWith(call, now);
-      LLVMInstructionEraseFromParent(call);
-    }
-    LLVMDisposeBuilder(b);
-    LLVMDeleteFunction(old);
-  }
-}
-
 bool cg_link_libdevice(CgCtx *cg) {
   LLVMModuleRef ld = cg->ld_mod;
   cg->ld_mod = NULL;
@@ -406,7 +375,6 @@ bool cg_link_libdevice(CgCtx *cg) {
     LLVMDisposeErrorMessage(em);
     return false;
   }
-  nvvm_round_as_llvm_round(cg);
   return true;
 }
 
