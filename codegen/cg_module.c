@@ -38,7 +38,8 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 /* Two NVPTX options, set once for the process (the LLVM-C API has no
  * TargetOptions; our LLVM copy is private to libtlc):
  *  - FP contraction as Triton's default (enable_fp_fusion): NVPTX fuses
- *    mul + add into fma and leaves plain add/mul (not .rn) for ptxas;
+ *    mul + add into fma and leaves plain add/mul (not .rn) for ptxas
+ *    (with contract_everywhere below, the fusions Triton's make);
  *  - 32-bit shared-memory pointers, as Triton uses (fewer registers). */
 static void init_nvptx(void) {
   const char *argv[] = {"tlc", "-nvptx-fma-level=2", "-nvptx-short-ptr"};
@@ -179,6 +180,25 @@ static void build_kernel(CgCtx *cg) {
   LLVMBuildBr(cg->pro, body);
 }
 
+/* Floating-point contraction as Triton's: its NVPTX target machine allows
+ * fusion everywhere (AllowFPOpFusion = Fast, enable_fp_fusion), so that
+ * SelectionDAG's combiner fuses any fmul with the fadd or fsub it feeds, a
+ * multiply of several uses into each (NVPTX fuses aggressively).  The LLVM-C
+ * API cannot set that option; the `contract` flag on every fmul, fadd, fsub
+ * and fneg of the optimized module lets the combiner make the same fusions
+ * (-nvptx-fma-level=2 alone fused only NVPTX's own patterns: Triton's
+ * __nv_powf then came out with 4 fewer fma, and up to 3 ulp off).  Set after
+ * O3, so that no IR pass reassociates on it. */
+static void contract_everywhere(CgCtx *cg) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(cg->mod); f; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+        LLVMOpcode op = LLVMGetInstructionOpcode(i);
+        if ((op == LLVMFAdd || op == LLVMFSub || op == LLVMFMul || op == LLVMFNeg) && LLVMCanValueUseFastMathFlags(i))
+          LLVMSetFastMathFlags(i, LLVMGetFastMathFlags(i) | LLVMFastMathAllowContract);
+      }
+}
+
 /* Verify, optimize and emit.  Returns false after an error. */
 static bool finish(CgCtx *cg, CgResult *out) {
   char *msg = NULL;
@@ -222,6 +242,7 @@ static bool finish(CgCtx *cg, CgResult *out) {
   }
   if (cg->opt->want_ptx) {
     double t1 = clock_ms();
+    contract_everywhere(cg); /* (after --emit llvm's text: that is O3's output) */
     LLVMMemoryBufferRef buf = NULL;
     if (LLVMTargetMachineEmitToMemoryBuffer(cg->tm, cg->mod, LLVMAssemblyFile, &msg, &buf)) {
       cg_error(cg, NULL, "NVPTX emission: %s", msg ? msg : "?");
