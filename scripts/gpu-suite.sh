@@ -10,9 +10,9 @@
 #      now warm cache; their RESULT lines collected
 #   2c. where Triton is importable: tlc's random numbers against Triton's
 #      with TLC_MATH_LIB=libdevice (Triton's own libdevice file), every
-#      value bit for bit, normals included (random_vs_triton.py's VERDICT)
-#   2d. there too: the math functions under libdevice against Triton's, every
-#      function within 2 ulp (math_vs_triton.py's VERDICT)
+#      value bit for bit, normals included (random_vs_triton.py's VERDICT);
+#      the math functions the same way, every function within 2 ulp
+#      (math_vs_triton.py's VERDICT)
 #   3. the benchmark, bench/run.sh (tlc vs Triton vs torch)
 #
 # and prints last two short tables: the examples (kernel | size | max rel
@@ -159,64 +159,59 @@ for exe in "$build"/bin/ex_*; do
 done
 [ "$ran" -gt 0 ] || { note "no example programs in $build/bin"; status_examples=1; }
 
-# ---- 2c. random numbers against Triton, math from libdevice ----------------------------
-# (a few seconds: one case, one Triton compile) With TLC_MATH_LIB=libdevice
-# and Triton's libdevice file tlc's tl.randn calls the libdevice functions
-# Triton's does: every value must be Triton's, the normals included.
+# ---- 2c. random numbers and math against Triton, libdevice ------------------------------
+# Where Triton is importable, with TLC_MATH_LIB=libdevice and Triton's own
+# libdevice file: (random, a few seconds) tl.randn calls the libdevice
+# functions Triton's does, so every value must be Triton's, the normals
+# included (random_vs_triton.py's VERDICT); (math) test_math_gpu's sweeps
+# and exact checks dumped, then the same expressions on the same inputs run
+# by Triton (math_vs_triton.py's VERDICT: every function within 2 ulp).
 : >"$out/random-vs-triton.txt"
-if [ -x "$build/bin/test_random_gpu" ] && python3 -c 'import torch, triton' >/dev/null 2>&1; then
-  t=$(cap 90 120)
-  if [ "$t" -gt 10 ]; then
+: >"$out/math-vs-triton.txt"
+verdict() { # verdict LOG LABEL TABLE RC: LOG's VERDICT line into TABLE; RC != 0 fails the step
+  local line
+  line=$(grep -m1 '^VERDICT' "$1" || echo "VERDICT FAIL: no verdict (exit $4; see $(basename "$1") in logs.tar.gz)")
+  echo "$2: $line" | tee -a "$3"
+  [ "$4" = 0 ] || status_random=1
+}
+if python3 -c 'import torch, triton' >/dev/null 2>&1; then
+  ld_file=$(python3 tests/gpu/random_vs_triton.py --print-libdevice 2>/dev/null || true)
+  [ -f "$ld_file" ] || ld_file="" # then tlc's own search
+  export TLC_MATH_LIB=libdevice TLC_LIBDEVICE=$ld_file
+  t=$(cap 90 220)
+  if [ -x "$build/bin/test_random_gpu" ] && [ "$t" -gt 10 ]; then
     rnd=${TMPDIR:-/tmp}/tlc-suite-random-libdevice
     rm -rf "$rnd"
-    ld_file=$(python3 tests/gpu/random_vs_triton.py --print-libdevice 2>/dev/null || true)
-    [ -f "$ld_file" ] || ld_file="" # then tlc's own search
     note "random numbers vs Triton, TLC_MATH_LIB=libdevice (libdevice: ${ld_file:-found by tlc}; limit ${t}s)"
     rc=0
-    TLC_MATH_LIB=libdevice TLC_LIBDEVICE=$ld_file TLC_RANDOM_DUMP=$rnd \
-      timeout "$t" "$build/bin/test_random_gpu" --only basic >"$out/random-libdevice.log" 2>&1 || rc=$?
+    TLC_RANDOM_DUMP=$rnd timeout "$t" "$build/bin/test_random_gpu" --only basic >"$out/random-libdevice.log" 2>&1 || rc=$?
     if [ "$rc" = 0 ]; then
       timeout "$(cap 60 100)" python3 tests/gpu/random_vs_triton.py "$rnd" >>"$out/random-libdevice.log" 2>&1 || rc=$?
     fi
-    line=$(grep -m1 '^VERDICT' "$out/random-libdevice.log" ||
-           echo "VERDICT FAIL: no verdict (exit $rc; see random-libdevice.log in logs.tar.gz)")
-    echo "random vs Triton (libdevice): $line" | tee "$out/random-vs-triton.txt"
-    [ "$rc" = 0 ] || status_random=1
+    verdict "$out/random-libdevice.log" "random vs Triton (libdevice)" "$out/random-vs-triton.txt" "$rc"
   else
-    note "random numbers vs Triton skipped: no time left"
+    note "random numbers vs Triton skipped: no test_random_gpu in $build/bin, or no time left"
   fi
-else
-  note "random numbers vs Triton skipped: no test_random_gpu in $build/bin, or Triton/torch not importable"
-  echo "random vs Triton (libdevice): not run (Triton not importable)" >"$out/random-vs-triton.txt"
-fi
-
-# ---- 2d. math functions against Triton, libdevice ------------------------------------------
-# test_math_gpu's sweeps and exact checks with Triton's libdevice file,
-# dumped, then the same expressions on the same inputs run by Triton:
-# math_vs_triton.py's VERDICT (every function within 2 ulp of Triton's).
-: >"$out/math-vs-triton.txt"
-if [ -x "$build/bin/test_math_gpu" ] && python3 -c 'import torch, triton' >/dev/null 2>&1; then
   t=$(cap 150 100)
-  if [ "$t" -gt 20 ]; then
+  if [ -x "$build/bin/test_math_gpu" ] && [ "$t" -gt 20 ]; then
     md=${TMPDIR:-/tmp}/tlc-suite-math-libdevice
     rm -rf "$md"
-    ld_file=$(python3 tests/gpu/random_vs_triton.py --print-libdevice 2>/dev/null || true)
-    [ -f "$ld_file" ] || ld_file=""
     note "math vs Triton, TLC_MATH_LIB=libdevice (limit ${t}s)"
     rc=0
-    TLC_MATH_LIB=libdevice TLC_LIBDEVICE=$ld_file TLC_MATH_DUMP=$md \
-      timeout "$t" "$build/bin/test_math_gpu" >"$out/math-libdevice.log" 2>&1 || rc=$?
-    echo "test_math_gpu under libdevice: exit $rc ($(grep -c '^RESULT .*status=PASS' "$out/math-libdevice.log" || true) passed, $(grep -c '^RESULT ' "$out/math-libdevice.log" || true) checks)" | tee "$out/math-vs-triton.txt"
+    TLC_MATH_DUMP=$md timeout "$t" "$build/bin/test_math_gpu" >"$out/math-libdevice.log" 2>&1 || rc=$?
+    echo "test_math_gpu under libdevice: exit $rc ($(grep -c 'status=PASS' "$out/math-libdevice.log" || true) of $(grep -c 'status=' "$out/math-libdevice.log" || true) checks passed)" | tee "$out/math-vs-triton.txt"
     [ "$rc" = 0 ] || status_random=1
     rc=0
     timeout "$(cap 150 60)" python3 tests/gpu/math_vs_triton.py "$md" >"$out/math-vs-triton.log" 2>&1 || rc=$?
     grep -E '^BITS .*differing=[1-9]' "$out/math-vs-triton.log" | cut -c1-200 | tee -a "$out/math-vs-triton.txt" || true
-    line=$(grep -m1 '^VERDICT' "$out/math-vs-triton.log" || echo "VERDICT FAIL: no verdict (exit $rc)")
-    echo "math vs Triton (libdevice): $line" | tee -a "$out/math-vs-triton.txt"
-    [ "$rc" = 0 ] || status_random=1
+    verdict "$out/math-vs-triton.log" "math vs Triton (libdevice)" "$out/math-vs-triton.txt" "$rc"
   else
-    note "math vs Triton skipped: no time left"
+    note "math vs Triton skipped: no test_math_gpu in $build/bin, or no time left"
   fi
+  unset TLC_MATH_LIB TLC_LIBDEVICE
+else
+  note "random numbers and math vs Triton skipped: Triton/torch not importable"
+  echo "random vs Triton (libdevice): not run (Triton not importable)" >"$out/random-vs-triton.txt"
 fi
 
 # ---- 3. the benchmark ---------------------------------------------------------------
