@@ -57,10 +57,7 @@ enum { SM_REGS = 65536, PRODUCER_REGS = 40 };
  * needs more at once (ptxas fits every instruction in the entry count: a
  * wgmma m64n256's fp32 accumulator alone is 128 registers, "Insufficient
  * registers (128)"), or a loop whose carried tensors leave too little beside
- * them (attention D128 with 128-row blocks carries 128+ registers of
- * accumulator and statistics and spilled 128 B at 2 CTAs). */
-enum { CARRIED_REGS_AT_2_CTAS = 112 };
-
+ * them (IR_WS_CARRIED_REGS_AT_2_CTAS). */
 int cg_ws_ctas_per_sm(const CgCtx *cg) {
   if (cg->nthreads > 128) return 1;
   int n;
@@ -70,17 +67,7 @@ int cg_ws_ctas_per_sm(const CgCtx *cg) {
     const Op *op = ops[i];
     const Layout *l = op->kind == OP_DOT ? op->results[0]->type->layout : NULL;
     if (l && l->kind == LAY_MMA && l->version == 3 && l->instr[1] > 128) ctas = 1;
-    if (op->kind == OP_FOR && op->nregions == 1) {
-      int64_t regs = 0;
-      const IrBlock *body = op->regions[0];
-      for (int a = 1; a < body->nargs; a++) {
-        const Type *t = body->args[a]->type;
-        if (!t->rank) regs += 1;
-        else if (!t->layout || t->layout->kind != LAY_SHARED)
-          regs += (ty_numel(t) * ty_elem_bytes(t) * 8 / cg->nthreads + 31) / 32;
-      }
-      if (regs > CARRIED_REGS_AT_2_CTAS) ctas = 1;
-    }
+    if (op->kind == OP_FOR && ir_carried_regs(op->regions[0], cg->nthreads) > IR_WS_CARRIED_REGS_AT_2_CTAS) ctas = 1;
   }
   free(ops);
   return ctas;

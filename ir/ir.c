@@ -244,6 +244,12 @@ typedef struct {
 } Collect;
 static void collect_op(Op *op, void *ud) { VEC_PUSH(((Collect *)ud)->ops, op); }
 
+int64_t ir_carried_regs(const IrBlock *body, int64_t threads) {
+  int64_t regs = 0;
+  for (int i = 1; i < body->nargs; i++) regs += ty_thread_regs(body->args[i]->type, threads);
+  return regs;
+}
+
 Op **ir_collect_ops(IrFunc *f, int *count) {
   Collect c = {0};
   ir_walk(f->body, collect_op, &c);

@@ -76,6 +76,9 @@ int dt_parse(const char *s);
 unsigned dt_fp8_bits(DType d, double x); /* x in f8e4m3/f8e5m2, satfinite */
 int64_t ty_numel(const Type *t);     /* 1 for scalars */
 int ty_elem_bytes(const Type *t);    /* size of one element in memory (i1: 1) */
+/* 32-bit registers one of `threads` threads holds for a value of type t
+ * spread over them: a scalar 1, a shared-memory tensor 0. */
+int64_t ty_thread_regs(const Type *t, int64_t threads);
 /* "tensor<128x64xf16, #blocked1>", "ptr<f32>", "i32" */
 void ty_print(StrBuf *sb, const Type *t);
 
@@ -490,6 +493,14 @@ typedef void (*OpVisitor)(Op *op, void *ud);
 void ir_walk(IrBlock *b, OpVisitor fn, void *ud);
 /* Collect the ops of a function in pre-order into a heap array. */
 Op **ir_collect_ops(IrFunc *f, int *count);
+/* The registers a thread holds for a loop body's carried values (its
+ * arguments after the induction variable), over `threads` threads. */
+int64_t ir_carried_regs(const IrBlock *body, int64_t threads);
+/* Warp specialization at 2 CTAs an SM starts every thread at 128 registers:
+ * a loop may carry this many beside what its body needs (attention D128
+ * with 128-row blocks carried more and spilled).  The pass's auto rule and
+ * codegen's CTAs an SM both read it. */
+enum { IR_WS_CARRIED_REGS_AT_2_CTAS = 112 };
 /* A value -> value map indexed by Value.id (for cloning and rewriting). */
 typedef struct ValueMap {
   Value **map;

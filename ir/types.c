@@ -168,6 +168,11 @@ int ty_elem_bytes(const Type *t) {
   return bits < 8 ? 1 : bits / 8;
 }
 
+int64_t ty_thread_regs(const Type *t, int64_t threads) {
+  if (!t->rank || (t->layout && t->layout->kind == LAY_SHARED)) return t->rank ? 0 : 1;
+  return (ty_numel(t) * ty_elem_bytes(t) * 8 / threads + 31) / 32;
+}
+
 void ty_print(StrBuf *sb, const Type *t) {
   if (t->rank) {
     sb_puts(sb, "tensor<");

@@ -119,8 +119,7 @@ static void rewrite(IrModule *m, Op *loop) {
   if (S < 3) return;
   Ahead a = {0};
   if (!find_dot(body, rd, &a)) return;
-  int64_t regs = 2 * pass_thread_regs(m, a.dot->results[0]->type);
-  for (int i = 1; i < body->nargs; i++) regs += pass_thread_regs(m, body->args[i]->type);
+  int64_t regs = 2 * ty_thread_regs(a.dot->results[0]->type, pass_threads(m)) + ir_carried_regs(body, pass_threads(m));
   if (regs > REG_BUDGET) return;
 
   IrFunc *f = m->func;

@@ -122,6 +122,6 @@ bool pass_tma_ring_loop(const Op *loop, Value **bars, Value **rd, Value **ph);
 /* 32-bit registers a thread of the kernel's num_warps holds of a value of
  * type t (a 16-bit element is half of one; a shared buffer none).
  * (pipeline.c) */
-int64_t pass_thread_regs(const IrModule *m, const Type *t);
+int64_t pass_threads(const IrModule *m); /* the threads the layouts span */
 
 #endif

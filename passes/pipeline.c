@@ -672,9 +672,4 @@ bool pass_tma_ring_loop(const Op *loop, Value **bars, Value **rd, Value **ph) {
   return true;
 }
 
-int64_t pass_thread_regs(const IrModule *m, const Type *t) {
-  if (!t->rank || (t->layout && t->layout->kind == LAY_SHARED)) return t->rank ? 0 : 1;
-  int64_t threads = (int64_t)m->num_warps * m->threads_per_warp;
-  int64_t bits = ty_numel(t) * ty_elem_bytes(t) * 8;
-  return (bits / threads + 31) / 32;
-}
+int64_t pass_threads(const IrModule *m) { return (int64_t)m->num_warps * m->threads_per_warp; }

@@ -66,7 +66,7 @@
  * the matmul was even.  The rule (one consumer warpgroup whose buffers
  * already keep it at 2 CTAs an SM), A/B in one run: D128 N16384 461 -> 497,
  * D64 unchanged. */
-enum { PRODUCER_WARPS = 4, AUTO_WARPS = 4, AUTO_MIN_DOTS = 2, AUTO_MAX_CARRIED_REGS = 112 };
+enum { PRODUCER_WARPS = 4, AUTO_WARPS = 4, AUTO_MIN_DOTS = 2 };
 /* auto: when the kernel's buffers alone keep it at 2 CTAs an SM or fewer
  * (more than a third of the 232448 bytes a CTA may take), the producer
  * warpgroup costs no CTA; below it does (attention D64 b128x64: 3 -> 2). */
@@ -93,9 +93,8 @@ static bool auto_takes(const IrModule *m, const Op *loop) {
   for (const Op *op = loop->regions[0]->first; op; op = op->next) dots += op->kind == OP_DOT;
   /* two CTAs an SM start every thread at 128 registers, which must hold the
    * carried tensors (attention D128 with 128-row blocks spilled) */
-  int64_t regs = 0;
-  for (int i = 1; i < loop->regions[0]->nargs; i++) regs += pass_thread_regs(m, loop->regions[0]->args[i]->type);
-  return dots >= AUTO_MIN_DOTS && regs <= AUTO_MAX_CARRIED_REGS && loop_buffer_bytes(m->func, loop) > AUTO_MIN_SMEM;
+  int64_t regs = ir_carried_regs(loop->regions[0], pass_threads(m));
+  return dots >= AUTO_MIN_DOTS && regs <= IR_WS_CARRIED_REGS_AT_2_CTAS && loop_buffer_bytes(m->func, loop) > AUTO_MIN_SMEM;
 }
 
 typedef struct Ws {
