@@ -368,6 +368,12 @@ void cg_lower_async_wait(CgCtx *cg, Op *op);
 void cg_lower_mbar(CgCtx *cg, Op *op);            /* cg_tma.c */
 void cg_lower_warp_roles(CgCtx *cg, Op *op);      /* cg_warp_roles.c */
 int cg_ws_ctas_per_sm(const CgCtx *cg);           /* cg_warp_roles.c: the CTAs an SM runs */
+/* cg_module.c: after linking a library into the kernel, every function and
+ * global but the kernel and its shared memory internal (O3 may inline or
+ * drop them); an LLVM pass pipeline over the module, false after an error
+ * that names `what` */
+void cg_internalize_linked(CgCtx *cg);
+bool cg_run_passes(CgCtx *cg, const char *pipeline, const char *what);
 void cg_lower_barrier(CgCtx *cg, Op *op);         /* cg_warp_roles.c */
 void cg_lower_tma_copy(CgCtx *cg, Op *op);
 void cg_lower_tma_store(CgCtx *cg, Op *op);

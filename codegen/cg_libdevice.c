@@ -34,7 +34,6 @@
 #include <errno.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Linker.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,21 +360,9 @@ bool cg_link_libdevice(CgCtx *cg) {
   const char *flag = "nvvm-reflect-ftz";
   LLVMAddModuleFlag(cg->mod, LLVMModuleFlagBehaviorOverride, flag, strlen(flag),
                     LLVMValueAsMetadata(cg_i32(cg, 1)));
-  for (LLVMValueRef f = LLVMGetFirstFunction(cg->mod); f; f = LLVMGetNextFunction(f))
-    if (f != cg->fn && !LLVMIsDeclaration(f)) LLVMSetLinkage(f, LLVMInternalLinkage);
-  for (LLVMValueRef g = LLVMGetFirstGlobal(cg->mod); g; g = LLVMGetNextGlobal(g))
-    if (g != cg->smem && !LLVMIsDeclaration(g)) LLVMSetLinkage(g, LLVMInternalLinkage);
+  cg_internalize_linked(cg);
   /* all of libdevice came over: keep what the kernel reaches */
-  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef err = LLVMRunPasses(cg->mod, "globaldce", cg->tm, po);
-  LLVMDisposePassBuilderOptions(po);
-  if (err) {
-    char *em = LLVMGetErrorMessage(err);
-    cg_error(cg, NULL, "dropping libdevice's unused functions: %s", em);
-    LLVMDisposeErrorMessage(em);
-    return false;
-  }
-  return true;
+  return cg_run_passes(cg, "globaldce", "dropping libdevice's unused functions");
 }
 
 void cg_libdevice_close(CgCtx *cg) {

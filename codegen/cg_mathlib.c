@@ -552,10 +552,7 @@ bool cg_link_libclc(CgCtx *cg) {
     cg_error(cg, NULL, "linking libclc into the kernel failed");
     return false;
   }
-  for (LLVMValueRef f = LLVMGetFirstFunction(cg->mod); f; f = LLVMGetNextFunction(f))
-    if (f != cg->fn && !LLVMIsDeclaration(f)) LLVMSetLinkage(f, LLVMInternalLinkage);
-  for (LLVMValueRef g = LLVMGetFirstGlobal(cg->mod); g; g = LLVMGetNextGlobal(g))
-    if (g != cg->smem && !LLVMIsDeclaration(g)) LLVMSetLinkage(g, LLVMInternalLinkage);
+  cg_internalize_linked(cg);
   for (LLVMValueRef f = LLVMGetFirstFunction(cg->mod); f; f = LLVMGetNextFunction(f)) {
     size_t len;
     const char *nm = LLVMGetValueName2(f, &len);

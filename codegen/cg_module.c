@@ -180,6 +180,24 @@ static void build_kernel(CgCtx *cg) {
   LLVMBuildBr(cg->pro, body);
 }
 
+void cg_internalize_linked(CgCtx *cg) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(cg->mod); f; f = LLVMGetNextFunction(f))
+    if (f != cg->fn && !LLVMIsDeclaration(f)) LLVMSetLinkage(f, LLVMInternalLinkage);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(cg->mod); g; g = LLVMGetNextGlobal(g))
+    if (g != cg->smem && !LLVMIsDeclaration(g)) LLVMSetLinkage(g, LLVMInternalLinkage);
+}
+
+bool cg_run_passes(CgCtx *cg, const char *pipeline, const char *what) {
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef err = LLVMRunPasses(cg->mod, pipeline, cg->tm, po);
+  LLVMDisposePassBuilderOptions(po);
+  if (!err) return true;
+  char *em = LLVMGetErrorMessage(err);
+  cg_error(cg, NULL, "%s: %s", what, em);
+  LLVMDisposeErrorMessage(em);
+  return false;
+}
+
 /* Floating-point contraction as Triton's: its NVPTX target machine allows
  * fusion everywhere (AllowFPOpFusion = Fast, enable_fp_fusion), so that
  * SelectionDAG's combiner fuses any fmul with the fadd or fsub it feeds, a
@@ -223,16 +241,8 @@ static bool finish(CgCtx *cg, CgResult *out) {
   if (lvl < 0 || lvl > 3) lvl = 3;
   char pipeline[32];
   snprintf(pipeline, sizeof pipeline, "default<O%d>", lvl);
-  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   cg->passes_ran = true;
-  LLVMErrorRef err = LLVMRunPasses(cg->mod, pipeline, cg->tm, po);
-  LLVMDisposePassBuilderOptions(po);
-  if (err) {
-    char *em = LLVMGetErrorMessage(err);
-    cg_error(cg, NULL, "LLVM pass pipeline: %s", em);
-    LLVMDisposeErrorMessage(em);
-    return false;
-  }
+  if (!cg_run_passes(cg, pipeline, "LLVM pass pipeline")) return false;
   out->opt_ms = clock_ms() - t0;
 
   if (cg->opt->want_llvm) {
