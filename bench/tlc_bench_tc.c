@@ -33,7 +33,11 @@
  * beside the fp16 4096^3 configs: an experiment, see PtxVariant), --mm-only
  * (the first fp16 4096^3 config and the PTX variants only: for profilers),
  * --only PREFIX (only the rows whose name starts with PREFIX: matmul_fp8,
- * attn, ...), --print-configs (no device: one line per kernel the full
+ * attn, ...), --size SIZE (only the attention rows of that size, as the
+ * table prints it: Z4H32N4096D128-causal; with --only and the autotune
+ * record of an earlier run, one kernel for a profiler), --fwd-config
+ * BM,BN,WARPS,STAGES (the attention forward on that one config instead of
+ * its autotune decorator's: an experiment), --print-configs (no device: one line per kernel the full
  * run compiles, `ROW TILE KERNEL SIGNATURE WARPS STAGES`, WARPS `autotune`
  * for the attention forward, whose decorator's configs all compile; for
  * bench/check_spills.sh). */
@@ -51,6 +55,8 @@ enum { FLUSH_BYTES = 256 << 20 };
 typedef struct Bench {
   Ex ex;
   const char *only; /* --only PREFIX: the rows whose name starts with it */
+  const char *size; /* --size SIZE: only the attention rows of this size (Z4H32N4096D128-causal) */
+  int fwd_cfg[4];   /* --fwd-config BM,BN,WARPS,STAGES: the forward on this config, not autotuned */
   bool print_configs; /* --print-configs: list the matmul kernels, run nothing */
   tlc_devptr flush;
   int reps, warmup;
@@ -388,11 +394,12 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
   /* (--only attn_bwd still runs the forward, whose M the backward reads,
    * without its line) */
   if (!row_wanted(b, "attn_fwd") && !row_wanted(b, "attn_bwd")) return;
+  char size[64];
+  snprintf(size, sizeof size, "Z%dH%dN%dD%d%s", Z, H, N, D, causal ? "-causal" : "");
+  if (b->size && strcmp(size, b->size)) return;
   Ex *ex = &b->ex;
   size_t n = (size_t)Z * H * N * D, nm = (size_t)Z * H * N, hd = (size_t)N * D;
   double scale = 0.5;
-  char size[64];
-  snprintf(size, sizeof size, "Z%dH%dN%dD%d%s", Z, H, N, D, causal ? "-causal" : "");
   double *q = ex_xmalloc(n * 8), *k = ex_xmalloc(n * 8), *v = ex_xmalloc(n * 8), *dout = ex_xmalloc(n * 8);
   tlc_devptr Q = ex_upload_random(ex, EX_F16, n, -1, 1, q), K = ex_upload_random(ex, EX_F16, n, -1, 1, k);
   tlc_devptr V = ex_upload_random(ex, EX_F16, n, -1, 1, v), DO = ex_upload_random(ex, EX_F16, n, -1, 1, dout);
@@ -424,8 +431,17 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
   AttGrid gc = {N, Z * H};
   tlc_kernel *fwd;
   char path[4096];
-  if (tlc_kernel_autotune(ex->rt, ex_tile_path(ATT_TILE, path, sizeof path), "_attn_fwd", s.text, NULL,
-                          att_fwd_grid, &gc, s.args, s.nargs, &fwd) != TLC_OK) {
+  tlc_status st;
+  if (b->fwd_cfg[0]) { /* an experiment: one config, as an autotune config would compile it */
+    char cbm[32], cbn[32];
+    snprintf(cbm, sizeof cbm, "BLOCK_M=%d", b->fwd_cfg[0]), snprintf(cbn, sizeof cbn, "BLOCK_N=%d", b->fwd_cfg[1]);
+    const char *cx[2] = {cbm, cbn};
+    tlc_kernel_options o = {.num_warps = b->fwd_cfg[2], .num_stages = b->fwd_cfg[3], .constexprs = cx, .nconstexprs = 2};
+    st = ex_kernel(ex, ATT_TILE, "_attn_fwd", s.text, &o, &fwd);
+  } else
+    st = tlc_kernel_autotune(ex->rt, ex_tile_path(ATT_TILE, path, sizeof path), "_attn_fwd", s.text, NULL,
+                             att_fwd_grid, &gc, s.args, s.nargs, &fwd);
+  if (st != TLC_OK) {
     fprintf(stderr, "tlc_bench_tc: autotune: %s\n", tlc_runtime_error(ex->rt));
     bench_error(b, "attn_fwd", size, "-");
     goto done;
@@ -433,7 +449,7 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
   int64_t bm, bn;
   tlc_kernel_constexpr_int(fwd, "BLOCK_M", &bm), tlc_kernel_constexpr_int(fwd, "BLOCK_N", &bn);
   char config[48];
-  snprintf(config, sizeof config, "tuned:b%dx%d/w%d", (int)bm, (int)bn, tlc_kernel_num_warps(fwd));
+  snprintf(config, sizeof config, "%s:b%dx%d/w%d", b->fwd_cfg[0] ? "fixed" : "tuned", (int)bm, (int)bn, tlc_kernel_num_warps(fwd));
   Step sf = {.k = {fwd}, .sig = {&s}, .n = 1};
   att_fwd_grid(fwd, &gc, sf.grid[0]);
   ex_poison(ex, &O), ex_poison(ex, &M);
@@ -527,6 +543,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--smoke")) smoke = true;
     else if (!strcmp(argv[i], "--mm-only")) mm_only = true;
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) b.only = argv[++i];
+    else if (!strcmp(argv[i], "--size") && i + 1 < argc) b.size = argv[++i];
+    else if (!strcmp(argv[i], "--fwd-config") && i + 1 < argc) {
+      int *c = b.fwd_cfg;
+      if (sscanf(argv[++i], "%d,%d,%d,%d", &c[0], &c[1], &c[2], &c[3]) != 4 || c[0] <= 0) {
+        fprintf(stderr, "tlc_bench_tc: --fwd-config wants BLOCK_M,BLOCK_N,WARPS,STAGES (e.g. 128,64,8,3)\n");
+        return 2;
+      }
+    }
     else if (!strcmp(argv[i], "--print-configs")) b.print_configs = true;
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) b.reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) b.warmup = atoi(argv[++i]);

@@ -222,21 +222,40 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
                      opt->num_stages, opt->arch, compiler_capability(opt->arch)};
   req.debug = opt->debug;
   req.libdevice = opt->math_lib == TLC_MATH_LIBDEVICE;
-  IrModule *m = spec_kernel(mod, &req, arena, diag);
-  free(cdefs);
-  res->stage_ms[TLC_STAGE_FRONTEND] += clock_ms() - t;
-  if (!m) return failed_status(diag, "specialization");
-  m->warp_specialize = opt->warp_specialize;
-  if (ir_verify_report(m, false, diag, true, "after specialization")) return TLC_COMPILE_INTERNAL;
-  if (opt->emit == TLC_EMIT_TIR_SPEC) {
-    res->text = print_module(m);
-    return TLC_COMPILE_OK;
+  IrModule *m = NULL;
+  size_t dump_start = dump ? dump->len : 0;
+  /* a second try when the consumer-warpgroups split found no producer */
+  for (bool keep_warps = false;; keep_warps = true) {
+    m = spec_kernel(mod, &req, arena, diag);
+    res->stage_ms[TLC_STAGE_FRONTEND] += clock_ms() - t;
+    if (!m) {
+      free(cdefs);
+      return failed_status(diag, "specialization");
+    }
+    m->warp_specialize = opt->warp_specialize;
+    m->keep_warps = keep_warps;
+    if (ir_verify_report(m, false, diag, true, "after specialization")) {
+      free(cdefs);
+      return TLC_COMPILE_INTERNAL;
+    }
+    if (opt->emit == TLC_EMIT_TIR_SPEC) {
+      free(cdefs);
+      res->text = print_module(m);
+      return TLC_COMPILE_OK;
+    }
+    PassOptions po = {opt->verify_each, opt->dump_after, dump, diag};
+    t = clock_ms();
+    int prc = pass_run_pipeline(m, &po);
+    res->stage_ms[TLC_STAGE_PASSES] += clock_ms() - t;
+    if (prc != 0) {
+      free(cdefs);
+      return failed_status(diag, "the pass pipeline");
+    }
+    if (!m->warps_asked || m->producer_warps) break;
+    if (dump && dump->data) dump->len = dump_start, dump->data[dump_start] = 0; /* --dump-after: the try kept */
+    t = clock_ms();
   }
-  PassOptions po = {opt->verify_each, opt->dump_after, dump, diag};
-  t = clock_ms();
-  int prc = pass_run_pipeline(m, &po);
-  res->stage_ms[TLC_STAGE_PASSES] = clock_ms() - t;
-  if (prc != 0) return failed_status(diag, "the pass pipeline");
+  free(cdefs);
   if (opt->emit == TLC_EMIT_TIR) {
     res->text = print_module(m);
     return TLC_COMPILE_OK;

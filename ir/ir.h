@@ -439,6 +439,11 @@ typedef struct IrModule {
   int num_warps;        /* the warps the layouts span (the consumers when warp-specialized) */
   int producer_warps;   /* warps added for WARP_ROLES' producer (0: none); the launch
                            runs num_warps + producer_warps warps */
+  int warps_asked;      /* the request's num_warps when the consumer-warpgroups pass
+                           raised num_warps (two consumer warpgroups); else 0 */
+  bool keep_warps;      /* consumer-warpgroups must leave num_warps as asked (the
+                           compiler's second try when warp-specialize left the split
+                           loop alone) */
   int num_stages;
   int warp_specialize;  /* the compile option: 0 auto (the loops marked
                            tl.range(warp_specialize=True)), 1 every loop the pass can take, -1 none */

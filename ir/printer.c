@@ -422,6 +422,7 @@ void ir_print_module(StrBuf *sb, const IrModule *m) {
   }
   sb_printf(sb, ") {num_warps=%d", m->num_warps);
   if (m->producer_warps) sb_printf(sb, ", producer_warps=%d", m->producer_warps);
+  if (m->warps_asked) sb_printf(sb, ", warps_asked=%d", m->warps_asked);
   if (m->warp_specialize) sb_puts(sb, ", warp_specialize=1");
   if (m->smem_buffers_end) sb_printf(sb, ", smem_buffers=%d", m->smem_buffers_end);
   if (m->shared_bytes) sb_printf(sb, ", shared=%d", m->shared_bytes);

@@ -639,6 +639,7 @@ static const struct {
 } func_attrs[] = {
     {"num_warps", offsetof(IrModule, num_warps)},
     {"producer_warps", offsetof(IrModule, producer_warps)},
+    {"warps_asked", offsetof(IrModule, warps_asked)},
     {"warp_specialize", offsetof(IrModule, warp_specialize)},
     {"smem_buffers", offsetof(IrModule, smem_buffers_end)},
     {"shared", offsetof(IrModule, shared_bytes)},

@@ -23,6 +23,9 @@
 const PassInfo pass_table[] = {
     {"canonicalize", pass_canonicalize,
      "fold constants and identities, CSE, DCE, drop unchanged loop-carried values"},
+    {"consumer-warpgroups", pass_consumer_warpgroups,
+     "sm_90: an attention-like loop whose carried tiles overflow one warpgroup runs on two "
+     "consumer warpgroups (num_warps 4 -> 8) beside the producer warp-specialize adds"},
     {"coalesce", pass_coalesce,
      "choose the vector width (attr.vec) and anchor layout of every load/store from AxisInfo"},
     {"assign-layouts", pass_assign_layouts,
@@ -109,6 +112,7 @@ int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
   Runner r = {m, opt, false, false, false};
   if (!m->func) return 0;
   run(&r, "canonicalize");   /* fold what specialization left, CSE, DCE */
+  run(&r, "consumer-warpgroups"); /* sm_90 attention: two consumer warpgroups, before layouts */
   run(&r, "coalesce");       /* vector width and anchor layout of each memory op */
   run(&r, "assign-layouts"); /* a layout for every tensor; convert_layout where they meet */
   run(&r, "canonicalize");   /* CSE again now that layouts are in types */

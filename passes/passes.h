@@ -66,6 +66,7 @@ bool pass_exists(const char *name);
 /* ---- the passes ------------------------------------------------------------ */
 
 int pass_canonicalize(IrModule *m, StrBuf *errors);
+int pass_consumer_warpgroups(IrModule *m, StrBuf *errors);
 int pass_coalesce(IrModule *m, StrBuf *errors);
 int pass_assign_layouts(IrModule *m, StrBuf *errors);
 int pass_pipeline(IrModule *m, StrBuf *errors);
