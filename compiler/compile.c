@@ -251,7 +251,7 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
       free(cdefs);
       return failed_status(diag, "the pass pipeline");
     }
-    if (!m->warps_asked || m->producer_warps) break;
+    if (!m->warps_asked || m->producer_warps || m->split_alone) break;
     if (dump && dump->data) dump->len = dump_start, dump->data[dump_start] = 0; /* --dump-after: the try kept */
     t = clock_ms();
   }

@@ -444,6 +444,8 @@ typedef struct IrModule {
   bool keep_warps;      /* consumer-warpgroups must leave num_warps as asked (the
                            compiler's second try when warp-specialize left the split
                            loop alone) */
+  bool split_alone;     /* consumer-warpgroups split for registers one warpgroup cannot
+                           have: kept without a producer */
   int num_stages;
   int warp_specialize;  /* the compile option: 0 auto (the loops marked
                            tl.range(warp_specialize=True)), 1 every loop the pass can take, -1 none */

@@ -1,20 +1,26 @@
-/* consumer_warpgroups.c — sm_90: how many consumer warpgroups run an
- * attention-like loop.  Before any layout exists, a kernel asked for on one
+/* consumer_warpgroups.c — sm_90: how many consumer warpgroups run a loop of
+ * tensor-core work.  Before any layout exists, a kernel asked for on one
  * warpgroup (num_warps 4) whose loop carries more than one warpgroup can keep
  * beside its work runs on two (num_warps 8): each takes half the rows of
- * every dot (wgmma's m64 tiles along M), the carried tiles are split between
- * them, and both read the K and V slots the producer warp fills once.
+ * every dot (wgmma's m64 tiles along M) and the carried tiles are split
+ * between them.  m->num_warps becomes 8 and m->warps_asked keeps the 4.
  *
- * Taken when warp specialization may run (auto or on: the producer is what
- * makes the split pay; measured below without it the split lost), the target
- * is sm_90, the kernel asks for 4 warps, and its one top-level loop holding
- * two dots or more (the softmax between them: attention) carries tensors of
- * more than IR_WS_CARRIED_REGS_AT_2_CTAS registers a thread on 4 warps, the
- * loop's first dot having a multiple of 128 rows (64 rows a warpgroup or
- * more).  m->num_warps becomes 8 and m->warps_asked keeps the 4; the
- * warp-specialize pass takes the widened loop (auto), and the compiler
- * compiles the kernel again without the split (m->keep_warps) when it does
- * not, so a split never runs without its producer.
+ * Two rules, each on sm_90 for a kernel asking for 4 warps, every dot of the
+ * loops concerned 2-D with a multiple of 128 rows (64 a warpgroup or more):
+ *
+ *  - registers: a top-level loop holding a dot whose carried tensors alone
+ *    exceed the 255 registers a thread can have on 4 warps spills whatever
+ *    else happens (the seed-004 attention backward at head dim 128: dk and
+ *    dv, 128 + 128 fp32 registers a thread, spilled 1464 bytes): split, with
+ *    a producer or without one (m->split_alone);
+ *  - producer: when warp specialization may run (auto or on), the one
+ *    top-level loop holding a dot holds two or more (attention: the softmax
+ *    between them) and carries more than IR_WS_CARRIED_REGS_AT_2_CTAS
+ *    registers a thread on 4 warps; both warpgroups then read the K and V
+ *    slots the producer warp fills once.  warp-specialize takes the split
+ *    loop (auto), and the compiler compiles the kernel again unsplit
+ *    (m->keep_warps) when it does not: this split never runs without its
+ *    producer.
  *
  * Measured on the H100 (seed-004 attention forward, head dim 128, 128x64
  * blocks, one config each, TFLOP/s): N4096 534 autotuned on 4 warps -> 559
@@ -25,41 +31,74 @@
 
 #include <stdlib.h>
 
-enum { ASKED_WARPS = 4, SPLIT_WARPS = 8, WARPGROUP_ROWS = 128 };
+enum { ASKED_WARPS = 4, SPLIT_WARPS = 8, WARPGROUP_ROWS = 128, THREAD_MAX_REGS = 255 };
 
-/* The top-level loop holding two dots or more in its body, when there is
- * exactly one loop holding a dot at the top level (a causal kernel's two
+/* The registers a thread needs on 4 warps for the loop's carried values,
+ * pointer tensors left out: they are address arithmetic, which the pipeline
+ * turns into ring slots and scalar offsets (matmul's a_ptrs and b_ptrs of
+ * 128x64 would count 128 registers each; ptxas gave the loop 208 in all). */
+static int64_t carried_regs_asked(const IrModule *m, const Op *loop) {
+  const IrBlock *body = loop->regions[0];
+  int64_t regs = 0, threads = (int64_t)ASKED_WARPS * m->threads_per_warp;
+  for (int i = 1; i < body->nargs; i++)
+    if (body->args[i]->type->dtype != DT_PTR) regs += ty_thread_regs(body->args[i]->type, threads);
+  return regs;
+}
+
+static int count_dots(const Op *loop) {
+  int dots = 0;
+  for (const Op *b = loop->regions[0]->first; b; b = b->next) dots += b->kind == OP_DOT;
+  return dots;
+}
+
+/* Every dot in the loop's body 2-D with a multiple of 128 rows; false when
+ * it holds none. */
+static bool dots_split(const Op *loop) {
+  for (const Op *b = loop->regions[0]->first; b; b = b->next) {
+    if (b->kind != OP_DOT) continue;
+    const Type *t = b->results[0]->type;
+    if (t->rank != 2 || t->shape[0] % WARPGROUP_ROWS) return false;
+  }
+  return count_dots(loop) > 0;
+}
+
+/* The registers rule: some top-level loop cannot fit one warpgroup, and
+ * every such loop can be split. */
+static bool overflows_warpgroup(const IrModule *m) {
+  bool any = false;
+  for (const Op *op = m->func->body->first; op; op = op->next) {
+    if (op->kind != OP_FOR || carried_regs_asked(m, op) <= THREAD_MAX_REGS) continue;
+    if (!dots_split(op)) return false;
+    any = true;
+  }
+  return any;
+}
+
+/* The producer rule's loop: the top-level loop holding two dots or more,
+ * when it is the only top-level loop holding a dot (a causal kernel's two
  * loops are two TMA rings, which warp-specialize does not take). */
-static Op *attention_loop(IrFunc *f) {
-  Op *found = NULL;
+static const Op *attention_loop(const IrFunc *f) {
+  const Op *found = NULL;
   int loops_with_dots = 0;
-  for (Op *op = f->body->first; op; op = op->next) {
+  for (const Op *op = f->body->first; op; op = op->next) {
     if (op->kind != OP_FOR) continue;
-    int dots = 0;
-    for (const Op *b = op->regions[0]->first; b; b = b->next) dots += b->kind == OP_DOT;
+    int dots = count_dots(op);
     if (dots) loops_with_dots++;
     if (dots >= 2) found = op;
   }
   return loops_with_dots == 1 ? found : NULL;
 }
 
-static const Op *first_dot(const Op *loop) {
-  for (const Op *b = loop->regions[0]->first; b; b = b->next)
-    if (b->kind == OP_DOT) return b;
-  return NULL;
-}
-
 int pass_consumer_warpgroups(IrModule *m, StrBuf *errors) {
   (void)errors;
-  if (!m->func || m->capability != 90 || m->warp_specialize < 0 || m->keep_warps || m->producer_warps ||
-      m->num_warps != ASKED_WARPS)
+  if (!m->func || m->capability != 90 || m->keep_warps || m->producer_warps || m->num_warps != ASKED_WARPS)
     return 0;
-  Op *loop = attention_loop(m->func);
-  if (!loop) return 0;
-  const Type *acc = first_dot(loop)->results[0]->type;
-  if (acc->rank != 2 || acc->shape[0] % WARPGROUP_ROWS) return 0;
-  if (ir_carried_regs(loop->regions[0], (int64_t)ASKED_WARPS * m->threads_per_warp) <= IR_WS_CARRIED_REGS_AT_2_CTAS)
-    return 0;
+  if (overflows_warpgroup(m)) {
+    m->split_alone = true;
+  } else {
+    const Op *loop = m->warp_specialize >= 0 ? attention_loop(m->func) : NULL;
+    if (!loop || !dots_split(loop) || carried_regs_asked(m, loop) <= IR_WS_CARRIED_REGS_AT_2_CTAS) return 0;
+  }
   m->warps_asked = m->num_warps;
   m->num_warps = SPLIT_WARPS;
   return 0;
