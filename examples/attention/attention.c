@@ -206,6 +206,7 @@ int main(int argc, char **argv) {
       {1, 2, 256, 64, true, 128, 64, 4},
       {2, 2, 512, 64, true, 64, 32, 4},
       {1, 2, 256, 128, false, 128, 64, 8},
+      {1, 2, 256, 128, false, 128, 64, 4}, /* sm_90: two consumer warpgroups and the producer (12 warps) */
       {1, 2, 384, 128, true, 128, 32, 4},
       {1, 4, 512, 64, true, 0, 0, 0},  /* autotuned over the decorator's configs */
   };
