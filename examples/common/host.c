@@ -64,7 +64,7 @@ void ex_open(Ex *ex, int argc, char **argv, const char *prog) {
   ex->prog = prog;
   ex->warmup = 5;
   ex->reps = 25;
-  bool have_seed = false;
+  bool have_seed = false, have_reps = false, have_warmup = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--seed")) {
@@ -73,8 +73,10 @@ void ex_open(Ex *ex, int argc, char **argv, const char *prog) {
     } else if (!strcmp(a, "--reps")) {
       ex->reps = (int)parse_long(prog, a, argv[++i]);
       if (ex->reps < 1) ex->reps = 1;
+      have_reps = true;
     } else if (!strcmp(a, "--warmup")) {
       ex->warmup = (int)parse_long(prog, a, argv[++i]);
+      have_warmup = true;
     } else if (!strcmp(a, "--only")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "%s: --only needs a value\n", prog);
@@ -106,6 +108,9 @@ void ex_open(Ex *ex, int argc, char **argv, const char *prog) {
     tlc_runtime_close(ex->rt);
     exit(1);
   }
+  ex->cpu = tlc_device_is_cpu(ex->rt);
+  if (ex->cpu && !have_reps) ex->reps = 1; /* interpreted: timing tells little */
+  if (ex->cpu && !have_warmup) ex->warmup = 0;
   printf("DEVICE prog=%s name=\"%s\" arch=%s capability=%d sms=%d\n", prog,
          tlc_device_name(ex->rt), tlc_device_arch(ex->rt), tlc_device_capability(ex->rt),
          tlc_device_sm_count(ex->rt));
@@ -114,6 +119,12 @@ void ex_open(Ex *ex, int argc, char **argv, const char *prog) {
   printf("SEED prog=%s seed=%" PRIu64 " (reproduce: %s --seed %" PRIu64 ")\n", prog, ex->seed,
          prog, ex->seed);
   fflush(stdout);
+}
+
+bool ex_cpu_skip(Ex *ex, const char *label, double work) {
+  if (!ex->cpu || work <= EX_CPU_MAX_WORK) return false;
+  printf("SKIP kernel=%s work=%.3g (the CPU device runs cases of up to %d)\n", label, work, EX_CPU_MAX_WORK);
+  return true;
 }
 
 int ex_finish(Ex *ex) {
