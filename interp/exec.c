@@ -17,21 +17,34 @@
 
 /* ---- errors --------------------------------------------------------------------- */
 
-bool ip_fail(Interp *I, const Op *op, tlc_interp_status st, const char *fmt, ...) {
+static bool vfail(Interp *I, const Op *op, tlc_interp_status st, const char *tail, const char *fmt, va_list ap) {
   if (I->error) return false; /* the first error is the one reported */
   char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
   DiagEngine d;
   diag_init(&d);
   diag_add_source(&d, I->p->path, I->p->source);
   Loc loc = op ? op->loc : I->f->loc;
-  diag_error(&d, loc, "%s in program (%u, %u, %u)", msg, I->pid[0], I->pid[1], I->pid[2]);
+  diag_error(&d, loc, "%s in program (%u, %u, %u)%s", msg, I->pid[0], I->pid[1], I->pid[2], tail);
   I->error = sb_take(&d.out);
   diag_free(&d);
   I->status = st;
+  return false;
+}
+
+bool ip_fail(Interp *I, const Op *op, tlc_interp_status st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfail(I, op, st, "", fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+bool ip_fail_tail(Interp *I, const Op *op, tlc_interp_status st, const char *tail, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfail(I, op, st, tail, fmt, ap);
+  va_end(ap);
   return false;
 }
 

@@ -67,6 +67,9 @@ typedef struct Interp {
  * (x, y, z)) and return false. */
 bool ip_fail(Interp *I, const Op *op, tlc_interp_status st, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The same with `tail` after the program (", element [3, 4] of the tile"). */
+bool ip_fail_tail(Interp *I, const Op *op, tlc_interp_status st, const char *tail, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /* The slot of v, its buffer sized for n elements of v's element type. */
 unsigned char *ip_def(Interp *I, const Value *v, int64_t n);
 static inline IVal *ip_val(Interp *I, const Value *v) { return &I->vals[v->id]; }
@@ -116,10 +119,8 @@ bool ip_memory_op(Interp *I, Op *op);        /* ADDPTR, LOAD, STORE, ATOMIC_RMW,
 bool ip_reduce(Interp *I, Op *op);
 bool ip_scan(Interp *I, Op *op);
 bool ip_dot(Interp *I, Op *op);
-/* Run a combine region on scalars: its block args are set from a[0..n)
- * then b[0..n) (each a one-element value read from bufs at index), the
- * yielded values written to out[k] at index oi.  (reduce.c, used by
- * reductions and scans with a @jit combine function.) */
+/* Run the ops of block b (exec.c); *term is its terminator (yield,
+ * condition, return) or NULL.  Reductions run their combine regions so. */
 bool ip_exec_block(Interp *I, IrBlock *b, Op **term);
 
 #endif

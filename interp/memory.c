@@ -68,21 +68,21 @@ static void elem_text(const Type *t, int64_t i, char *buf, size_t cap) {
 static bool bad_access(Interp *I, const Op *op, const char *what, uint64_t a, int sz, int64_t i) {
   char where[160];
   elem_text(op->operands[0]->type, i, where, sizeof where);
-  if (a == 0) return ip_fail(I, op, TLC_INTERP_FAULT, "%s through a null pointer%s", what, where);
+  if (a == 0) return ip_fail_tail(I, op, TLC_INTERP_FAULT, where, "%s through a null pointer", what);
   int k = find_alloc(I, a, sz);
   if (k >= 0) { /* inside, so misaligned */
     const tlc_interp_alloc *c = &I->allocs[k];
-    return ip_fail(I, op, TLC_INTERP_FAULT, "misaligned %s of %s + %" PRIu64 " (a %d-byte element needs %d-byte alignment)%s",
-                   what, c->name, a - c->base, sz, sz, where);
+    return ip_fail_tail(I, op, TLC_INTERP_FAULT, where, "misaligned %s of %s + %" PRIu64 " (a %d-byte element needs %d-byte alignment)",
+                        what, c->name, a - c->base, sz, sz);
   }
   k = nearest_alloc(I, a);
   if (k < 0)
-    return ip_fail(I, op, TLC_INTERP_FAULT, "out-of-bounds %s of address 0x%" PRIx64 " (the kernel was given no memory)%s",
-                   what, a, where);
+    return ip_fail_tail(I, op, TLC_INTERP_FAULT, where, "out-of-bounds %s of address 0x%" PRIx64 " (the kernel was given no memory)",
+                        what, a);
   const tlc_interp_alloc *c = &I->allocs[k];
   int64_t off = (int64_t)(a - c->base);
-  return ip_fail(I, op, TLC_INTERP_FAULT, "out-of-bounds %s of %s %s %" PRId64 " (allocation of %zu bytes)%s", what,
-                 c->name, off < 0 ? "-" : "+", off < 0 ? -off : off, c->bytes, where);
+  return ip_fail_tail(I, op, TLC_INTERP_FAULT, where, "out-of-bounds %s of %s %s %" PRId64 " (allocation of %zu bytes)", what,
+                      c->name, off < 0 ? "-" : "+", off < 0 ? -off : off, c->bytes);
 }
 
 /* Is [a, a + sz) a valid access?  The fast path is the allocation hit last. */

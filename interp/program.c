@@ -7,6 +7,8 @@
  * interpreter reads the IR before layouts and shared memory exist. */
 #include "interp/interp_internal.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,3 +144,37 @@ int tlc_interp_param_elem_bytes(const tlc_interp_program *p, int i) {
 const char *tlc_interp_kernel_name(const tlc_interp_program *p) { return p ? p->m->func->name : NULL; }
 
 int tlc_interp_num_warps(const tlc_interp_program *p) { return p ? p->m->num_warps : 0; }
+
+int tlc_interp_parse_scalar(const tlc_interp_program *p, int i, const char *text, uint64_t *slot, char *err,
+                            size_t errlen) {
+  *slot = 0;
+  if (!p || i < 0 || i >= p->nparams) return snprintf(err, errlen, "no parameter %d", i), -1;
+  DType d = p->m->func->args[i].value->type->dtype;
+  if (d == DT_PTR) return snprintf(err, errlen, "a pointer: give a .npy file"), -1;
+  char *end;
+  errno = 0;
+  if (dt_is_float(d)) {
+    double v = strtod(text, &end);
+    if (end == text || *end) return snprintf(err, errlen, "'%s' is not a number", text), -1;
+    ip_set_f(slot, d, 0, v);
+    return 0;
+  }
+  if (d == DT_I1 && (!strcmp(text, "True") || !strcmp(text, "true"))) return *slot = 1, 0;
+  if (d == DT_I1 && (!strcmp(text, "False") || !strcmp(text, "false"))) return 0;
+  int bits = dt_bits(d);
+  if (dt_is_signed(d)) {
+    long long v = strtoll(text, &end, 0);
+    long long lo = bits == 64 ? INT64_MIN : -(1ll << (bits - 1)), hi = bits == 64 ? INT64_MAX : (1ll << (bits - 1)) - 1;
+    if (end == text || *end) return snprintf(err, errlen, "'%s' is not an integer", text), -1;
+    if (errno == ERANGE || v < lo || v > hi) return snprintf(err, errlen, "%s does not fit in %s", text, dt_name(d)), -1;
+    ip_set_i(slot, d, 0, v);
+    return 0;
+  }
+  if (text[0] == '-') return snprintf(err, errlen, "%s is negative; %s is unsigned", text, dt_name(d)), -1;
+  unsigned long long v = strtoull(text, &end, 0);
+  unsigned long long hi = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+  if (end == text || *end) return snprintf(err, errlen, "'%s' is not an integer", text), -1;
+  if (errno == ERANGE || v > hi) return snprintf(err, errlen, "%s does not fit in %s", text, dt_name(d)), -1;
+  ip_set_i(slot, d, 0, (int64_t)v);
+  return 0;
+}

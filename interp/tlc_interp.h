@@ -70,6 +70,13 @@ int tlc_interp_param_elem_bytes(const tlc_interp_program *p, int i);
 const char *tlc_interp_kernel_name(const tlc_interp_program *p);
 int tlc_interp_num_warps(const tlc_interp_program *p);
 
+/* Scalar parameter i's value from its text ("42", "-3", "0x10", "1.5",
+ * "True") into an argument slot as tlc_interp_launch reads it (an fp16 /
+ * bf16 value rounded to nearest even).  0, or -1 with the reason in err
+ * (not a number, out of the type's range, a pointer parameter). */
+int tlc_interp_parse_scalar(const tlc_interp_program *p, int i, const char *text, uint64_t *slot, char *err,
+                            size_t errlen);
+
 /* One block of host memory a kernel may read or write. */
 typedef struct tlc_interp_alloc {
   uint64_t base;             /* its address */
