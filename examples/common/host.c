@@ -122,7 +122,8 @@ void ex_open(Ex *ex, int argc, char **argv, const char *prog) {
 }
 
 bool ex_cpu_skip(Ex *ex, const char *label, double work) {
-  if (!ex->cpu || work <= EX_CPU_MAX_WORK) return false;
+  const char *small = getenv("TLC_EXAMPLES_SMALL");
+  if (!(ex->cpu || (small && *small && strcmp(small, "0"))) || work <= EX_CPU_MAX_WORK) return false;
   printf("SKIP kernel=%s work=%.3g (the CPU device runs cases of up to %d)\n", label, work, EX_CPU_MAX_WORK);
   return true;
 }
@@ -339,6 +340,26 @@ bool ex_selected(const Ex *ex, const char *label, const char *size) {
   return !ex->only || strstr(label, ex->only) || strstr(size, ex->only);
 }
 
+/* $TLC_EXAMPLES_DUMP=DIR: the output of every case into DIR/N.bin, listed
+ * in DIR/index.txt as "N LABEL SIZE ELEM TOL EXACT" (scripts/gpu-suite.sh
+ * compares the CPU device's outputs with the GPU's so). */
+static void dump_out(const char *label, const char *size, ExElem elem, const void *out, size_t n, double tol,
+                     bool exact) {
+  const char *dir = getenv("TLC_EXAMPLES_DUMP");
+  if (!dir || !*dir) return;
+  static int seq;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/index.txt", dir);
+  FILE *idx = fopen(path, "a");
+  snprintf(path, sizeof path, "%s/%d-%d.bin", dir, (int)getpid(), seq);
+  FILE *f = fopen(path, "wb");
+  if (idx && f && fwrite(out, ex_elem_size(elem), n, f) == n)
+    fprintf(idx, "%d-%d %s %s %d %g %d\n", (int)getpid(), seq, label, size, (int)elem, tol, exact ? 1 : 0);
+  seq++;
+  if (f) fclose(f);
+  if (idx) fclose(idx);
+}
+
 bool ex_run_case(Ex *ex, const ExCase *c, const ExOut *o) {
   if (!ex_selected(ex, c->label, c->size)) return true;
   size_t esz = ex_elem_size(c->elem);
@@ -379,6 +400,7 @@ bool ex_run_case(Ex *ex, const ExCase *c, const ExOut *o) {
   size_t oob = count_guard_damage(buf, out_bytes);
   const void *out = buf + EX_GUARD;
   ExCheck chk = ex_check(out, c->elem, c->ref, c->out_elems, c->tol, c->exact);
+  dump_out(c->label, c->size, c->elem, out, c->out_elems, c->tol, c->exact);
 
   /* 2. timing */
   double t_us = ex_time_us(ex, k, c->grid, c->sig, ex->warmup, ex->reps);
@@ -430,6 +452,7 @@ bool ex_report_out(Ex *ex, const char *label, const char *size, const ExOut *o, 
   ex_download(ex, buf, o->base, all);
   size_t oob = count_guard_damage(buf, out_bytes);
   ExCheck chk = ex_check(buf + EX_GUARD, elem, ref, n, tol, false);
+  dump_out(label, size, elem, buf + EX_GUARD, n, tol, false);
   const char *stable = !earlier ? "-" : memcmp(earlier, buf + EX_GUARD, out_bytes) ? "no" : "yes";
   if (!(chk.pass && oob == 0 && strcmp(stable, "no") != 0))
     show_wrong(label, buf + EX_GUARD, elem, ref, n, tol, false);

@@ -111,8 +111,10 @@ void ex_open(Ex *ex, int argc, char **argv, const char *prog);
  * programs run on the CPU device (TLC_DEVICE=cpu), where kernels are
  * interpreted: CI runs every program there (ctest label interp). */
 #define EX_CPU_MAX_WORK (1 << 24)
-/* On the CPU device, a case of more than EX_CPU_MAX_WORK work is skipped
- * with a line "SKIP kernel=LABEL work=W (...)": true; false otherwise. */
+/* On the CPU device (or with $TLC_EXAMPLES_SMALL=1, for runs to compare
+ * with it), a case of more than EX_CPU_MAX_WORK work is skipped with a line
+ * "SKIP kernel=LABEL work=W (...)": true; false otherwise.  Every case's
+ * output goes to $TLC_EXAMPLES_DUMP when that names a folder (host.c). */
 bool ex_cpu_skip(Ex *ex, const char *label, double work);
 /* Print the summary line, close the runtime, return the exit status (0 only
  * if every case passed and at least one ran). */
