@@ -6,6 +6,9 @@
  * the values of the key arguments), the in-memory table of choices and the
  * disk record of each choice (<cache dir>/tune-<key>.txt holding the chosen
  * config's index and text, ignored unless the text still matches).
+ * On the CPU device nothing is timed: the first config left after pruning
+ * is compiled and remembered.
+ *
  * Trials: one launch to warm up, then `reps` launches timed with events; the
  * median decides.  Arguments named in reset_to_zero are zeroed (their whole
  * allocation, found through the runtime's allocation table) before each.
@@ -342,7 +345,7 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
     free(first_msg);
     goto done;
   }
-  int remembered = disk_read(rt, key, &info);
+  int remembered = rt->cpu ? -1 : disk_read(rt, key, &info);
   if (remembered >= 0) {
     tlc_kernel_options o = config_options(opt, &info.configs[remembered], cx, store);
     if (tlc_kernel_from_source(rt, source, path, name, signature, &o, out) == TLC_OK) {
@@ -353,6 +356,16 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
   }
   /* a choice to make: prune_configs_by first, for these arguments */
   prune_for_launch(rt, path, source, name, signature, opt, first, pargs, &info);
+  if (rt->cpu) { /* the CPU device times nothing a GPU would: the first config left, untimed */
+    for (int i = first_ok; i < info.nconfigs && !*out; i++) {
+      if (info.configs[i].pruned) continue;
+      tlc_kernel_options o = config_options(opt, &info.configs[i], cx, store);
+      if (tlc_kernel_from_source(rt, source, path, name, signature, &o, out) == TLC_OK) st = remember(rt, key, *out, i);
+    }
+    if (!*out) st = rt_fail(rt, TLC_ERR_COMPILE, "autotune: no config of '%s' is left after pruning", name);
+    free(first_msg);
+    goto done;
+  }
   float best = -1;
   int best_i = -1;
   tlc_kernel *best_k = NULL;

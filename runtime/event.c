@@ -6,6 +6,7 @@
 #include "runtime/rt_internal.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 tlc_status tlc_event_create(tlc_runtime *rt, tlc_event **out) {
   tlc_status st = rt_enter(rt);
@@ -14,7 +15,7 @@ tlc_status tlc_event_create(tlc_runtime *rt, tlc_event **out) {
   if (!out) return rt_fail(rt, TLC_ERR_INVALID, "tlc_event_create: NULL result pointer");
   tlc_event *e = calloc(1, sizeof *e);
   if (!e) return rt_fail(rt, TLC_ERR_INVALID, "tlc_event_create: out of host memory");
-  CUresult r = rt->drv->cuEventCreate(&e->ev, CU_EVENT_DEFAULT);
+  CUresult r = rt->cpu ? CUDA_SUCCESS : rt->drv->cuEventCreate(&e->ev, CU_EVENT_DEFAULT);
   if (r != CUDA_SUCCESS) {
     free(e);
     return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "cuEventCreate");
@@ -34,6 +35,12 @@ tlc_status tlc_event_record(tlc_event *e, tlc_stream stream) {
   tlc_runtime *rt = e->rt;
   tlc_status st = rt_enter(rt);
   if (st != TLC_OK) return st;
+  if (rt->cpu) { /* launches are synchronous: the host clock times them */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    e->cpu_ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+    return TLC_OK;
+  }
   CUresult r = rt->drv->cuEventRecord(e->ev, (CUstream)stream);
   if (r != CUDA_SUCCESS) return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "cuEventRecord");
   return TLC_OK;
@@ -47,6 +54,10 @@ tlc_status tlc_event_elapsed_ms(tlc_event *start, tlc_event *end, float *ms) {
   if (end->rt != rt)
     return rt_fail(rt, TLC_ERR_INVALID, "tlc_event_elapsed_ms: the events belong to different runtimes");
   if (!ms) return rt_fail(rt, TLC_ERR_INVALID, "tlc_event_elapsed_ms: NULL result pointer");
+  if (rt->cpu) {
+    *ms = (float)(end->cpu_ms - start->cpu_ms);
+    return TLC_OK;
+  }
   CUresult r = rt->drv->cuEventSynchronize(end->ev);
   if (r != CUDA_SUCCESS)
     return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "cuEventSynchronize (waiting for the end event)");
@@ -58,7 +69,7 @@ tlc_status tlc_event_elapsed_ms(tlc_event *start, tlc_event *end, float *ms) {
 }
 
 static void rt_event_free(tlc_runtime *rt, tlc_event *e) {
-  rt->drv->cuEventDestroy(e->ev);
+  if (!rt->cpu) rt->drv->cuEventDestroy(e->ev);
   free(e);
 }
 

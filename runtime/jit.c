@@ -182,6 +182,15 @@ static tlc_status rt_compile(tlc_runtime *rt, const RtJitRequest *q, const char 
   return st;
 }
 
+void rt_kernel_keep_constexprs(tlc_kernel *k, const tlc_kernel_options *opt) {
+  if (!opt || opt->nconstexprs <= 0) return;
+  k->cx = calloc((size_t)opt->nconstexprs, sizeof(char *));
+  for (int i = 0; k->cx && i < opt->nconstexprs; i++) {
+    k->cx[i] = rt_strdup(opt->constexprs[i]);
+    if (k->cx[i]) k->ncx = i + 1;
+  }
+}
+
 tlc_status tlc_kernel_from_source(tlc_runtime *rt, const char *source, const char *path,
                                   const char *name, const char *signature,
                                   const tlc_kernel_options *opt, tlc_kernel **out) {
@@ -208,6 +217,17 @@ tlc_status tlc_kernel_from_source(tlc_runtime *rt, const char *source, const cha
     return TLC_OK;
   }
 
+  if (rt->cpu) { /* the interpreter specializes it; kept in the memory cache only */
+    st = rt_cpu_kernel(rt, source, path, name, signature, opt, &k);
+    rt_request_free(&q);
+    if (st != TLC_OK) return st;
+    pthread_mutex_lock(&rt->lock);
+    rt_cache_put(&rt->cache, key, k);
+    pthread_mutex_unlock(&rt->lock);
+    *out = k;
+    return TLC_OK;
+  }
+
   RtKernelMeta m = {0};
   double ms = 0.0;
   bool from_disk = rt->cache.dir && rt_cache_read(rt->cache.dir, key, &m, NULL) == 0;
@@ -215,13 +235,7 @@ tlc_status tlc_kernel_from_source(tlc_runtime *rt, const char *source, const cha
   if (st == TLC_OK && (m.num_warps < 1 || m.num_warps > 32))
     st = rt_fail(rt, TLC_ERR_COMPILE, "%s: internal compiler error: num_warps %d", path, m.num_warps);
   if (st == TLC_OK) st = rt_kernel_load(rt, &m, name, ms, &k);
-  if (st == TLC_OK && opt && opt->nconstexprs > 0) {
-    k->cx = calloc((size_t)opt->nconstexprs, sizeof(char *));
-    for (int i = 0; k->cx && i < opt->nconstexprs; i++) {
-      k->cx[i] = rt_strdup(opt->constexprs[i]);
-      if (k->cx[i]) k->ncx = i + 1;
-    }
-  }
+  if (st == TLC_OK) rt_kernel_keep_constexprs(k, opt);
   rt_meta_free(&m); /* empty after a load; holds the result if something failed before it */
   rt_request_free(&q);
   if (st != TLC_OK) return st;

@@ -205,6 +205,7 @@ static tlc_status rt_prepare_function(tlc_runtime *rt, tlc_kernel *k) {
 
 static void rt_kernel_free(tlc_runtime *rt, tlc_kernel *k) {
   if (k->module) rt->drv->cuModuleUnload(k->module);
+  if (k->cpu_prog && k->cpu_free) k->cpu_free(k->cpu_prog);
   rt_meta_free(&k->meta);
   for (int i = 0; i < k->ncx; i++) free(k->cx[i]);
   free(k->cx);
@@ -227,8 +228,8 @@ tlc_status rt_kernel_load(tlc_runtime *rt, RtKernelMeta *meta, const char *name,
   memset(meta, 0, sizeof *meta);
   k->compile_ms = compile_ms;
   tlc_status st = rt_enter(rt);
-  if (st == TLC_OK) st = rt_load_module(rt, k);
-  if (st == TLC_OK) st = rt_prepare_function(rt, k);
+  if (st == TLC_OK && !rt->cpu) st = rt_load_module(rt, k); /* the CPU device: cpu_jit.c sets the hooks */
+  if (st == TLC_OK && !rt->cpu) st = rt_prepare_function(rt, k);
   if (st != TLC_OK) {
     rt_kernel_free(rt, k);
     return st;
@@ -259,6 +260,9 @@ tlc_status tlc_kernel_from_ptx(tlc_runtime *rt, const char *ptx, const char *sym
   if (st != TLC_OK) return st;
   if (!out) return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_from_ptx: NULL result pointer");
   if (!ptx || !*ptx) return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_from_ptx: no PTX text");
+  if (rt->cpu)
+    return rt_fail(rt, TLC_ERR_LOAD, "tlc_kernel_from_ptx: the CPU device runs kernels from their .tile source "
+                   "(tlc_kernel_from_file / _source), not PTX");
   if (!symbol || !*symbol) return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_from_ptx: no entry symbol");
   if (num_warps < 1 || num_warps > 32)
     return rt_fail(rt, TLC_ERR_INVALID,

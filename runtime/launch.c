@@ -21,7 +21,9 @@
  * arguments' values.  The grid must be non-zero and within the
  * device's limits; a program is 32*num_warps threads with the kernel's
  * dynamic shared memory.  Launching is asynchronous: faults inside the
- * kernel surface at tlc_synchronize. */
+ * kernel surface at tlc_synchronize.  On the CPU device the packed
+ * arguments go to the interpreter, synchronously: a fault is this launch's
+ * TLC_ERR_CUDA. */
 #include "runtime/rt_internal.h"
 
 #include <inttypes.h>
@@ -283,8 +285,13 @@ tlc_status tlc_launch(tlc_kernel *k, unsigned gx, unsigned gy, unsigned gz, tlc_
     ptrs[np + j] = &maps[j];
     st = rt_build_tma(k, j, args, &maps[j]);
   }
-  if (st == TLC_OK) st = rt_enter(rt);
-  if (st == TLC_OK) {
+  if (st == TLC_OK && rt->cpu) { /* the interpreter, through the hook cpu_jit.c set */
+    st = k->cpu_launch ? k->cpu_launch(k, grid, slots)
+                       : rt_fail(rt, TLC_ERR_LAUNCH, "kernel '%s' cannot run on the CPU device", k->name);
+  } else if (st == TLC_OK) {
+    st = rt_enter(rt);
+  }
+  if (st == TLC_OK && !rt->cpu) {
     CUresult r = rt->drv->cuLaunchKernel(k->fn, gx, gy, gz, 32u * (unsigned)k->meta.num_warps, 1, 1,
                                          (unsigned)k->meta.shared_bytes, (CUstream)stream,
                                          np + nt ? ptrs : NULL, NULL);

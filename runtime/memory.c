@@ -5,7 +5,12 @@
  * not allocate (or already freed) is TLC_ERR_INVALID instead of a driver
  * error or worse, and tlc_runtime_close frees what is left.  Copies and
  * memsets are the synchronous driver calls on the default stream.
- * tlc_synchronize is where a fault inside an earlier kernel is reported. */
+ * tlc_synchronize is where a fault inside an earlier kernel is reported.
+ *
+ * On the CPU device the same calls work on host memory (aligned to 256
+ * bytes, as the driver's), and a copy or memset must lie inside one live
+ * allocation: a range outside is TLC_ERR_INVALID, where a GPU would fault
+ * or corrupt. */
 #include "runtime/rt_internal.h"
 
 #include <stdlib.h>
@@ -96,11 +101,34 @@ bool rt_alloc_find(tlc_runtime *rt, uint64_t p, uint64_t *base, size_t *bytes) {
   return found;
 }
 
+struct RtSize *rt_alloc_list(tlc_runtime *rt, int *n) {
+  pthread_mutex_lock(&rt->lock);
+  struct RtSize *l = malloc(sizeof *l * ((size_t)rt->nsizes + 1));
+  *n = l ? rt->nsizes : 0;
+  if (l && rt->nsizes) memcpy(l, rt->sizes, sizeof *l * (size_t)rt->nsizes);
+  pthread_mutex_unlock(&rt->lock);
+  return l;
+}
+
+/* The CPU device: is [p, p + bytes) inside one live allocation? */
+static tlc_status rt_cpu_range(tlc_runtime *rt, const char *what, uint64_t p, size_t bytes) {
+  uint64_t base;
+  size_t size;
+  if (rt_alloc_find(rt, p, &base, &size) && p - base + bytes <= size) return TLC_OK;
+  if (rt_alloc_find(rt, p, &base, &size))
+    return rt_fail(rt, TLC_ERR_INVALID, "%s(0x%llx, %zu bytes): the range ends %llu bytes past the end of its "
+                   "allocation of %zu bytes", what, (unsigned long long)p, bytes,
+                   (unsigned long long)(p - base + bytes - size), size);
+  return rt_fail(rt, TLC_ERR_INVALID, "%s(0x%llx, %zu bytes): not inside an allocation of this runtime", what,
+                 (unsigned long long)p, bytes);
+}
+
 void rt_memory_release_all(tlc_runtime *rt) {
   free(rt->sizes);
   rt->sizes = NULL, rt->nsizes = rt->capsizes = 0;
   for (size_t i = 0; i < rt->allocs.cap; i++)
-    if (rt->allocs.slots[i]) rt->drv->cuMemFree((CUdeviceptr)rt->allocs.slots[i]);
+    if (rt->allocs.slots[i] && rt->cpu) free((void *)(uintptr_t)rt->allocs.slots[i]);
+    else if (rt->allocs.slots[i]) rt->drv->cuMemFree((CUdeviceptr)rt->allocs.slots[i]);
   free(rt->allocs.slots);
   memset(&rt->allocs, 0, sizeof rt->allocs);
 }
@@ -114,7 +142,14 @@ tlc_status tlc_malloc(tlc_runtime *rt, size_t bytes, tlc_devptr *out) {
   *out = 0;
   if (bytes == 0) return rt_fail(rt, TLC_ERR_INVALID, "tlc_malloc: size 0");
   CUdeviceptr p = 0;
-  CUresult r = rt->drv->cuMemAlloc(&p, bytes);
+  CUresult r = CUDA_SUCCESS;
+  if (rt->cpu) {
+    void *h = aligned_alloc(256, (bytes + 255) / 256 * 256);
+    if (!h) return rt_fail(rt, TLC_ERR_CUDA, "tlc_malloc(%zu bytes) on the CPU device: out of host memory", bytes);
+    p = (CUdeviceptr)(uintptr_t)h;
+  } else {
+    r = rt->drv->cuMemAlloc(&p, bytes);
+  }
   if (r != CUDA_SUCCESS)
     return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "tlc_malloc(%zu bytes) on %s", bytes, rt->name);
   pthread_mutex_lock(&rt->lock);
@@ -122,7 +157,8 @@ tlc_status tlc_malloc(tlc_runtime *rt, size_t bytes, tlc_devptr *out) {
   if (rc == 0) rt_size_add(rt, (uint64_t)p, bytes);
   pthread_mutex_unlock(&rt->lock);
   if (rc != 0) {
-    rt->drv->cuMemFree(p);
+    if (rt->cpu) free((void *)(uintptr_t)p);
+    else rt->drv->cuMemFree(p);
     return rt_fail(rt, TLC_ERR_INVALID, "tlc_malloc: out of host memory");
   }
   *out = (tlc_devptr)p;
@@ -140,6 +176,10 @@ tlc_status tlc_free(tlc_runtime *rt, tlc_devptr p) {
     return rt_fail(rt, TLC_ERR_INVALID,
                    "tlc_free(0x%llx): not an allocation of this runtime, or already freed",
                    (unsigned long long)p);
+  if (rt->cpu) {
+    free((void *)(uintptr_t)p);
+    return TLC_OK;
+  }
   CUresult r = rt->drv->cuMemFree((CUdeviceptr)p);
   if (r != CUDA_SUCCESS)
     return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "tlc_free(0x%llx)", (unsigned long long)p);
@@ -150,6 +190,11 @@ tlc_status tlc_memcpy_htod(tlc_runtime *rt, tlc_devptr dst, const void *src, siz
   tlc_status st = rt_enter(rt);
   if (st != TLC_OK || bytes == 0) return st;
   if (!src || !dst) return rt_fail(rt, TLC_ERR_INVALID, "tlc_memcpy_htod: NULL %s", src ? "destination" : "source");
+  if (rt->cpu) {
+    st = rt_cpu_range(rt, "tlc_memcpy_htod", dst, bytes);
+    if (st == TLC_OK) memcpy((void *)(uintptr_t)dst, src, bytes);
+    return st;
+  }
   CUresult r = rt->drv->cuMemcpyHtoD((CUdeviceptr)dst, src, bytes);
   if (r != CUDA_SUCCESS)
     return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "tlc_memcpy_htod(0x%llx, %zu bytes)",
@@ -161,6 +206,11 @@ tlc_status tlc_memcpy_dtoh(tlc_runtime *rt, void *dst, tlc_devptr src, size_t by
   tlc_status st = rt_enter(rt);
   if (st != TLC_OK || bytes == 0) return st;
   if (!src || !dst) return rt_fail(rt, TLC_ERR_INVALID, "tlc_memcpy_dtoh: NULL %s", src ? "destination" : "source");
+  if (rt->cpu) {
+    st = rt_cpu_range(rt, "tlc_memcpy_dtoh", src, bytes);
+    if (st == TLC_OK) memcpy(dst, (const void *)(uintptr_t)src, bytes);
+    return st;
+  }
   CUresult r = rt->drv->cuMemcpyDtoH(dst, (CUdeviceptr)src, bytes);
   if (r != CUDA_SUCCESS)
     return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "tlc_memcpy_dtoh(0x%llx, %zu bytes)",
@@ -172,6 +222,11 @@ tlc_status tlc_memset_d8(tlc_runtime *rt, tlc_devptr dst, unsigned char value, s
   tlc_status st = rt_enter(rt);
   if (st != TLC_OK || bytes == 0) return st;
   if (!dst) return rt_fail(rt, TLC_ERR_INVALID, "tlc_memset_d8: NULL destination");
+  if (rt->cpu) {
+    st = rt_cpu_range(rt, "tlc_memset_d8", dst, bytes);
+    if (st == TLC_OK) memset((void *)(uintptr_t)dst, value, bytes);
+    return st;
+  }
   CUresult r = rt->drv->cuMemsetD8((CUdeviceptr)dst, value, bytes);
   if (r != CUDA_SUCCESS)
     return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "tlc_memset_d8(0x%llx, %zu bytes)",
@@ -184,6 +239,11 @@ tlc_status tlc_memset_d32(tlc_runtime *rt, tlc_devptr dst, uint32_t value, size_
   if (st != TLC_OK || count == 0) return st;
   if (!dst) return rt_fail(rt, TLC_ERR_INVALID, "tlc_memset_d32: NULL destination");
   if (dst % 4) return rt_fail(rt, TLC_ERR_INVALID, "tlc_memset_d32: destination 0x%llx is not 4-byte aligned", (unsigned long long)dst);
+  if (rt->cpu) {
+    st = rt_cpu_range(rt, "tlc_memset_d32", dst, count * 4);
+    for (size_t i = 0; st == TLC_OK && i < count; i++) memcpy((unsigned char *)(uintptr_t)dst + 4 * i, &value, 4);
+    return st;
+  }
   CUresult r = rt->drv->cuMemsetD32((CUdeviceptr)dst, value, count);
   if (r != CUDA_SUCCESS)
     return rt_fail_cuda(rt, TLC_ERR_CUDA, r, "tlc_memset_d32(0x%llx, %zu words)",
@@ -193,7 +253,7 @@ tlc_status tlc_memset_d32(tlc_runtime *rt, tlc_devptr dst, uint32_t value, size_
 
 tlc_status tlc_synchronize(tlc_runtime *rt) {
   tlc_status st = rt_enter(rt);
-  if (st != TLC_OK) return st;
+  if (st != TLC_OK || rt->cpu) return st; /* the CPU device's launches are synchronous */
   CUresult r = rt->drv->cuCtxSynchronize();
   if (r != CUDA_SUCCESS) {
     char text[320];

@@ -67,7 +67,9 @@ struct tlc_runtime {
   char *msg;                /* the most recent failure's message; "" before any */
   size_t msg_cap;
 
-  const RtDriver *drv;      /* NULL when the driver could not be loaded */
+  bool cpu;                 /* the CPU device (TLC_DEVICE=cpu, TLC_DEVICE_CPU): no driver, host
+                               memory, kernels run by the interpreter (cpu_jit.c) */
+  const RtDriver *drv;      /* NULL when the driver could not be loaded (and on the CPU device) */
   int ordinal;
   CUdevice dev;
   CUcontext ctx;            /* the device's primary context */
@@ -104,12 +106,19 @@ struct tlc_kernel {
   double compile_ms;        /* 0 when it came from a cache or from PTX */
   char **cx;                /* "NAME=VALUE" constexprs it was compiled with by name */
   int ncx;
+  /* The CPU device: the interpreter's program and how to run and free it,
+   * set by cpu_jit.c, so that the core calls the interpreter without
+   * linking it (NULL on a GPU). */
+  void *cpu_prog;
+  tlc_status (*cpu_launch)(tlc_kernel *k, const unsigned grid[3], const uint64_t *slots);
+  void (*cpu_free)(void *prog);
 };
 
 struct tlc_event {
   tlc_runtime *rt;
   tlc_event *prev, *next;   /* rt->events list */
   CUevent ev;
+  double cpu_ms;            /* the CPU device: when it was recorded (host clock, ms) */
 };
 
 /* ---- runtime.c: errors and context ------------------------------------------ */
@@ -127,6 +136,10 @@ tlc_status rt_usable(const tlc_runtime *rt);
 tlc_status rt_enter(tlc_runtime *rt);
 
 /* ---- memory.c ----------------------------------------------------------------- */
+
+/* The live allocations as (base, bytes) pairs (heap; the caller frees it),
+ * for the CPU device's memory checker. */
+struct RtSize *rt_alloc_list(tlc_runtime *rt, int *n);
 
 /* Free every allocation still live (runtime close). */
 void rt_memory_release_all(tlc_runtime *rt);
@@ -185,7 +198,17 @@ tlc_status rt_kernel_load(tlc_runtime *rt, RtKernelMeta *meta, const char *name,
 void rt_kernels_release_all(tlc_runtime *rt);
 char *rt_strdup(const char *s);
 
+/* ---- cpu_jit.c: kernels on the CPU device (the JIT layer) ------------------------ */
+
+/* Specialize the request for the interpreter and link the kernel into rt
+ * with its launch hooks.  `opt` and constexprs as tlc_kernel_from_source. */
+tlc_status rt_cpu_kernel(tlc_runtime *rt, const char *source, const char *path, const char *name,
+                         const char *signature, const tlc_kernel_options *opt, tlc_kernel **out);
+
 /* ---- jit.c -------------------------------------------------------------------- */
+
+/* Remember the "NAME=VALUE" constexprs of opt in k (tlc_kernel_constexpr_int). */
+void rt_kernel_keep_constexprs(tlc_kernel *k, const tlc_kernel_options *opt);
 
 /* The cache key tlc_kernel_from_source would use for this request (the unit
  * tests seed the disk cache with it). */

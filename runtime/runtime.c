@@ -94,7 +94,7 @@ tlc_status rt_usable(const tlc_runtime *rt) {
 
 tlc_status rt_enter(tlc_runtime *rt) {
   tlc_status st = rt_usable(rt);
-  if (st != TLC_OK) return st;
+  if (st != TLC_OK || rt->cpu) return st;
   CUcontext cur = NULL;
   if (rt->drv->cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == rt->ctx) return TLC_OK;
   CUresult r = rt->drv->cuCtxSetCurrent(rt->ctx);
@@ -208,6 +208,31 @@ static tlc_status rt_open_device(tlc_runtime *rt, int ordinal) {
   return TLC_OK;
 }
 
+/* The CPU device: no driver; kernels are specialized for sm_90a, the
+ * newest target, so that every builtin is available to the interpreter. */
+static tlc_status rt_open_cpu(tlc_runtime *rt) {
+  rt->cpu = true;
+  rt->capability = 90;
+  snprintf(rt->arch, sizeof rt->arch, "sm_90a");
+  snprintf(rt->name, sizeof rt->name, "CPU (the tlc interpreter)");
+  rt->sm_count = 1;
+  rt->max_grid[0] = 0x7fffffff, rt->max_grid[1] = 65535, rt->max_grid[2] = 65535;
+  rt->max_threads_per_block = 1024;
+  rt->smem_default = rt->smem_optin = 1 << 30;
+  memset(&rt->cache, 0, sizeof rt->cache); /* in memory only: the disk cache holds PTX */
+  return TLC_OK;
+}
+
+/* $TLC_DEVICE: "cpu" opens the CPU device whatever the ordinal; "gpu" or
+ * unset the ordinal's device. */
+static tlc_status rt_open_any(tlc_runtime *rt, int ordinal) {
+  const char *dev = getenv("TLC_DEVICE");
+  if (dev && *dev && strcmp(dev, "cpu") && strcmp(dev, "gpu"))
+    return rt_fail(rt, TLC_ERR_INVALID, "TLC_DEVICE=%s: expected cpu or gpu", dev);
+  if (ordinal == TLC_DEVICE_CPU || (dev && !strcmp(dev, "cpu"))) return rt_open_cpu(rt);
+  return rt_open_device(rt, ordinal);
+}
+
 tlc_status tlc_runtime_open(int ordinal, tlc_runtime **out) {
   if (!out) return TLC_ERR_INVALID;
   tlc_runtime *rt = calloc(1, sizeof *rt);
@@ -223,7 +248,7 @@ tlc_status tlc_runtime_open(int ordinal, tlc_runtime **out) {
   rt->msg = msg;
   rt->msg_cap = 256;
   rt->ordinal = ordinal;
-  rt->open_status = rt_open_device(rt, ordinal);
+  rt->open_status = rt_open_any(rt, ordinal);
   *out = rt;
   return rt->open_status;
 }
@@ -240,6 +265,12 @@ void tlc_runtime_close(tlc_runtime *rt) {
     rt_kernels_release_all(rt);
     rt_memory_release_all(rt);
     rt->drv->cuDevicePrimaryCtxRelease(rt->dev);
+  } else if (rt->cpu) {
+    rt_events_release_all(rt);
+    for (struct RtTuned *t = rt->tuned, *n; t; t = n) n = t->next, free(t);
+    rt->tuned = NULL;
+    rt_kernels_release_all(rt);
+    rt_memory_release_all(rt);
   }
   rt_cache_free(&rt->cache);
   free(rt->allocs.slots);
@@ -262,6 +293,8 @@ const char *tlc_device_arch(const tlc_runtime *rt) {
 const char *tlc_device_arch_note(const tlc_runtime *rt) {
   return rt_usable(rt) == TLC_OK ? rt->arch_note : "";
 }
+
+bool tlc_device_is_cpu(const tlc_runtime *rt) { return rt_usable(rt) == TLC_OK && rt->cpu; }
 
 const char *tlc_device_name(const tlc_runtime *rt) {
   return rt_usable(rt) == TLC_OK ? rt->name : "";

@@ -48,6 +48,17 @@ typedef uint64_t tlc_devptr;             /* a device address */
 
 /* ---- runtime ------------------------------------------------------------- */
 
+/* The ordinal of the CPU device: kernels run in tlc's interpreter
+ * (interp/, docs/interpreter.md), tlc_malloc gives host memory, and every
+ * load and store is checked against the live allocations; a kernel that
+ * goes out of bounds fails its tlc_launch with TLC_ERR_CUDA and a located
+ * message.  $TLC_DEVICE=cpu opens it whatever ordinal is asked for
+ * (TLC_DEVICE=gpu or unset: the ordinal's device), so a program runs
+ * unchanged on the CPU.  Launches there are synchronous; kernels come only
+ * from .tile source (tlc_kernel_from_file/_source, autotune: its first
+ * config, untimed), not PTX. */
+#define TLC_DEVICE_CPU (-1)
+
 /* Open the driver and device `ordinal`.  *out is always set to a handle (even
  * on failure, so tlc_runtime_error can say why; every later call on a handle
  * that failed to open returns the same status and leaves the message as it
@@ -70,6 +81,9 @@ const char *tlc_status_name(tlc_status s);
  * not the device's own ("" when it is), the name, multiprocessor count.
  * 0 or "" on a runtime that did not open. */
 int tlc_device_capability(const tlc_runtime *rt);
+/* Is rt the CPU device?  (Its capability is 90, its arch sm_90a: what the
+ * interpreter specializes for.) */
+bool tlc_device_is_cpu(const tlc_runtime *rt);
 const char *tlc_device_arch(const tlc_runtime *rt);
 const char *tlc_device_arch_note(const tlc_runtime *rt);
 const char *tlc_device_name(const tlc_runtime *rt);

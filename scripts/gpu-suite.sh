@@ -8,6 +8,9 @@
 #      cases of the asynchronous paths; then every example program
 #      (build/bin/ex_*) once more, directly, with new random seeds and the
 #      now warm cache; their RESULT lines collected
+#   2d. the interpreter against the GPU: every example program at the CPU
+#      device's sizes with one seed, on the GPU and with TLC_DEVICE=cpu, the
+#      outputs compared case by case (tests/gpu/interp_vs_gpu.py's VERDICT)
 #   2c. where Triton is importable: tlc's random numbers against Triton's
 #      with TLC_MATH_LIB=libdevice (Triton's own libdevice file), every
 #      value bit for bit, normals included (random_vs_triton.py's VERDICT);
@@ -162,6 +165,38 @@ for exe in "$build"/bin/ex_*; do
 done
 [ "$ran" -gt 0 ] || { note "no example programs in $build/bin"; status_examples=1; }
 
+# ---- 2d. the interpreter against the GPU ------------------------------------------------
+# Every example program twice with one seed at the CPU device's sizes
+# (TLC_EXAMPLES_SMALL=1 on the GPU: the same cases, the same inputs): on the
+# GPU, and on the CPU device (TLC_DEVICE=cpu, the programs in parallel),
+# each case's output dumped (TLC_EXAMPLES_DUMP) and compared by
+# tests/gpu/interp_vs_gpu.py: bit for bit, or within the example's tolerance
+# where a reduction or dot adds in another order.  About 20 s of CPU time.
+status_interp=0
+idir=${TMPDIR:-/tmp}/tlc-suite-interp
+rm -rf "$idir" && mkdir -p "$idir/cpu" "$idir/gpu"
+t=$(cap 120 60)
+if [ "$t" -gt 20 ]; then
+  note "interpreter vs GPU (limit ${t}s)"
+  pids=()
+  for exe in "$build"/bin/ex_*; do
+    name=$(basename "$exe")
+    [ -x "$exe" ] && [ "$name" != ex_selftest ] || continue
+    TLC_DEVICE=cpu TLC_EXAMPLES_DUMP=$idir/cpu timeout "$t" "$exe" --seed 4242 >"$out/interp-cpu-$name.log" 2>&1 &
+    pids+=($!)
+    TLC_EXAMPLES_SMALL=1 TLC_EXAMPLES_DUMP=$idir/gpu timeout "$t" "$exe" --seed 4242 --reps 1 --warmup 0 \
+      >"$out/interp-gpu-$name.log" 2>&1 || status_interp=1
+  done
+  for p in "${pids[@]}"; do wait "$p" || status_interp=1; done
+  rc=0
+  python3 tests/gpu/interp_vs_gpu.py "$idir/cpu" "$idir/gpu" >"$out/interp-vs-gpu.txt" 2>&1 || rc=$?
+  [ "$rc" = 0 ] || status_interp=1
+else
+  note "interpreter vs GPU skipped: no time left"
+  echo "VERDICT FAIL: not run (no time left)" >"$out/interp-vs-gpu.txt"
+  status_interp=1
+fi
+
 # ---- 2c. random numbers and math against Triton, libdevice ------------------------------
 # Where Triton is importable, with TLC_MATH_LIB=libdevice and Triton's own
 # libdevice file: (random, a few seconds) tl.randn calls the libdevice
@@ -274,15 +309,16 @@ else
 fi
 cat "$out/random-vs-triton.txt"
 cat "$out/math-vs-triton.txt" 2>/dev/null || true
+cat "$out/interp-vs-gpu.txt" 2>/dev/null || true
 echo
 # The device tool returns only a few files from $OUT: pack every log into
 # one archive and keep the tables beside it.
-keep="examples-table.txt bench-table.txt bench-tc-table.txt failures.txt random-vs-triton.txt math-vs-triton.txt"
+keep="examples-table.txt bench-table.txt bench-tc-table.txt failures.txt random-vs-triton.txt math-vs-triton.txt interp-vs-gpu.txt"
 tar czf "${TMPDIR:-/tmp}/tlc-suite-logs.tar.gz" -C "$out" . 2>/dev/null &&
   find "$out" -mindepth 1 -maxdepth 1 $(for k in $keep; do printf -- '-not -name %s ' "$k"; done) -exec rm -rf {} + &&
   mv "${TMPDIR:-/tmp}/tlc-suite-logs.tar.gz" "$out/logs.tar.gz" || true
 verdict=PASS
 [ "$status_ctest" = 0 ] && [ "$status_examples" = 0 ] && [ "$status_sanitize" = 0 ] && [ "$status_bench" = 0 ] &&
-  [ "$status_random" = 0 ] || verdict=FAIL
-echo "gpu-suite: $verdict (ctest exit $status_ctest, examples $status_examples, sanitizers $status_sanitize, random/math vs Triton $status_random, bench exit $status_bench; ${SECONDS}s; logs in $out)"
+  [ "$status_random" = 0 ] && [ "$status_interp" = 0 ] || verdict=FAIL
+echo "gpu-suite: $verdict (ctest exit $status_ctest, examples $status_examples, sanitizers $status_sanitize, random/math vs Triton $status_random, interpreter vs GPU $status_interp, bench exit $status_bench; ${SECONDS}s; logs in $out)"
 [ "$verdict" = PASS ]

@@ -5,6 +5,7 @@
  *                    [--math-lib=LIB] [--libdevice=PATH] ...
  *   tlc opt FILE.tir [--pass=NAME[,NAME]]... [--split-input-file] [-o OUT]
  *   tlc autotune FILE [--kernel=NAME] [--arch=ARCH]
+ *   tlc run FILE [--kernel=NAME] [--signature=SIG] [--grid=X[,Y[,Z]]] ARG...   (run.c)
  *   tlc --help | --version
  *
  * Long options take their value after '=' or as the next argument, short
@@ -18,6 +19,7 @@
  * success, 1 an error in the input (diagnostics on stderr), 2 a usage
  * error, 3 an internal compiler error. */
 #include "compiler/tlc_compiler.h"
+#include "tools/run.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -31,13 +33,13 @@
 
 /* ---- the options ------------------------------------------------------------------ */
 
-enum { CMD_COMPILE = 1, CMD_OPT = 2, CMD_AUTOTUNE = 4, CMD_ALL = 7 };
+enum { CMD_COMPILE = 1, CMD_OPT = 2, CMD_AUTOTUNE = 4, CMD_RUN = 8, CMD_ALL = 15 };
 
 /* Long-only options get codes above the characters. */
 enum {
   OPT_KERNEL = 256, OPT_SIGNATURE, OPT_EMIT, OPT_ARCH, OPT_NUM_WARPS, OPT_NUM_STAGES,
   OPT_DUMP_AFTER, OPT_VERIFY_EACH, OPT_COLOR, OPT_TIME, OPT_PASS, OPT_SPLIT, OPT_VERSION, OPT_DEBUG,
-  OPT_MATH_LIB, OPT_LIBDEVICE, OPT_WARP_SPECIALIZE,
+  OPT_MATH_LIB, OPT_LIBDEVICE, OPT_WARP_SPECIALIZE, OPT_GRID,
 };
 
 typedef struct CliOption {
@@ -50,22 +52,23 @@ typedef struct CliOption {
 } CliOption;
 
 static const CliOption cli_options[] = {
-    {"kernel", OPT_KERNEL, required_argument, "NAME", CMD_COMPILE | CMD_AUTOTUNE,
+    {"kernel", OPT_KERNEL, required_argument, "NAME", CMD_COMPILE | CMD_AUTOTUNE | CMD_RUN,
      "the @jit function (default: the only one)"},
-    {"signature", OPT_SIGNATURE, required_argument, "SIG", CMD_COMPILE | CMD_AUTOTUNE,
+    {"signature", OPT_SIGNATURE, required_argument, "SIG", CMD_COMPILE | CMD_AUTOTUNE | CMD_RUN,
      "parameter types and constexpr values in Triton's AOT form, e.g. \"*fp32:16,i32,1024\""},
-    {"constexpr", 'C', required_argument, "NAME=V", CMD_COMPILE | CMD_AUTOTUNE,
+    {"constexpr", 'C', required_argument, "NAME=V", CMD_COMPILE | CMD_AUTOTUNE | CMD_RUN,
      "give a constexpr parameter by name (repeatable)"},
     {"emit", OPT_EMIT, required_argument, "KIND", CMD_COMPILE, "ast | tir | tir-spec | llvm | ptx (default ptx)"},
-    {"output", 'o', required_argument, "FILE", CMD_ALL & ~CMD_AUTOTUNE, "write the output to FILE ('-': stdout, the default)"},
-    {"arch", OPT_ARCH, required_argument, "ARCH", CMD_ALL,
+    {"grid", OPT_GRID, required_argument, "X[,Y[,Z]]", CMD_RUN, "the programs to run (default 1)"},
+    {"output", 'o', required_argument, "FILE", CMD_COMPILE | CMD_OPT, "write the output to FILE ('-': stdout, the default)"},
+    {"arch", OPT_ARCH, required_argument, "ARCH", CMD_COMPILE | CMD_OPT | CMD_AUTOTUNE,
      "sm_90a (default), sm_90 (also for 10.x and 12.x GPUs), sm_89, sm_86, sm_80, ..."},
-    {"num-warps", OPT_NUM_WARPS, required_argument, "N", CMD_COMPILE, "warps per program: 1, 2, 4 (default), 8, 16, 32"},
+    {"num-warps", OPT_NUM_WARPS, required_argument, "N", CMD_COMPILE | CMD_RUN, "warps per program: 1, 2, 4 (default), 8, 16, 32"},
     {"num-stages", OPT_NUM_STAGES, required_argument, "N", CMD_COMPILE | CMD_OPT,
      "software-pipelining depth, 1 to 16 (default 3)"},
     {"opt-level", 'O', optional_argument, "[=N]", CMD_COMPILE,
      "LLVM optimisation level 0-3: -O2, --opt-level=2 (default 3; -O alone is -O1)"},
-    {"debug", OPT_DEBUG, no_argument, NULL, CMD_COMPILE,
+    {"debug", OPT_DEBUG, no_argument, NULL, CMD_COMPILE | CMD_RUN,
      "Triton's debug mode: check tl.device_assert on the device (off: it compiles to nothing)"},
     {"warp-specialize", OPT_WARP_SPECIALIZE, optional_argument, "[=WHEN]", CMD_COMPILE,
      "sm_90: a producer warp issues TMA-pipelined loops' copies: auto (default: loops marked "
@@ -97,6 +100,7 @@ static const struct {
     {"compile", CMD_COMPILE, "tlc compile FILE [options]   compile a kernel of a .tile file"},
     {"opt", CMD_OPT, "tlc opt FILE.tir [options]   run passes on tile IR (as --emit tir prints it)"},
     {"autotune", CMD_AUTOTUNE, "tlc autotune FILE [options]  print a kernel's @triton.autotune configs"},
+    {"run", CMD_RUN, "tlc run FILE [options] ARG...  run a kernel on the CPU (interpreted) with .npy arrays"},
 };
 
 static void print_help(FILE *out, unsigned cmd) {
@@ -131,6 +135,11 @@ static void print_help(FILE *out, unsigned cmd) {
   if (cmd & CMD_AUTOTUNE)
     fputs("\ntlc autotune prints the configs and key of a kernel's @triton.autotune\n"
           "decorator, one config per line (NAME=VALUE ... num_warps=N num_stages=N).\n", out);
+  if (cmd & CMD_RUN)
+    fputs("\ntlc run interprets the kernel on the CPU, every load and store checked: one ARG\n"
+          "per runtime parameter, a .npy file for a pointer (written back when the kernel\n"
+          "changed it, only after a successful run), a value for a scalar (negative ones\n"
+          "after --).  docs/cli.md, docs/interpreter.md.\n", out);
   fputs("\nExit status: 0 success, 1 an error in the input, 2 a usage error, 3 an internal error.\n", out);
 }
 
@@ -146,6 +155,9 @@ typedef struct Cli {
   bool split, time, color;
   bool math_lib_given;   /* --math-lib was given (else --libdevice implies libdevice) */
   const char *color_when;
+  unsigned grid[3];      /* tlc run */
+  char **run_args;       /* tlc run: the operands after FILE */
+  int nrun_args;
 } Cli;
 
 /* Colors for tlc's own messages and the library's diagnostics: --color, else
@@ -205,7 +217,7 @@ static int take_option(Cli *c, int code, const char *arg) {
   const CliOption *o = find_option(code);
   if (o && !(o->commands & c->cmd))
     return usage_error(c, "--%s is not an option of 'tlc %s'", o->name,
-                       c->cmd == CMD_OPT ? "opt" : c->cmd == CMD_AUTOTUNE ? "autotune" : "compile");
+                       c->cmd == CMD_OPT ? "opt" : c->cmd == CMD_AUTOTUNE ? "autotune" : c->cmd == CMD_RUN ? "run" : "compile");
   switch (code) {
   case OPT_KERNEL: c->opt.kernel = arg; break;
   case OPT_SIGNATURE: c->opt.signature = arg; break;
@@ -226,6 +238,23 @@ static int take_option(Cli *c, int code, const char *arg) {
       return usage_error(c, "--math-lib expects auto, libdevice or libclc, got '%s'", arg);
     break;
   case OPT_SPLIT: c->split = true; break;
+  case OPT_GRID: { /* X[,Y[,Z]]: one to three positive integers */
+    unsigned g[3] = {1, 1, 1};
+    bool ok = false;
+    const char *p = arg;
+    for (int n = 0; n < 3 && *p >= '0' && *p <= '9'; n++) {
+      char *end;
+      unsigned long v = strtoul(p, &end, 10);
+      if (v == 0 || v > 0x7fffffffUL) break;
+      g[n] = (unsigned)v;
+      if (!*end) ok = true;
+      if (*end != ',') break;
+      p = end + 1;
+    }
+    if (!ok) return usage_error(c, "--grid expects X[,Y[,Z]] of positive integers, got '%s'", arg);
+    memcpy(c->grid, g, sizeof g);
+    break;
+  }
   case OPT_TIME: c->time = true; break;
   case 'o': c->out_path = arg; break;
   case 'C': {
@@ -295,8 +324,9 @@ static int parse_args(Cli *c, int argc, char **argv) {
     if (rc) return rc;
   }
   for (int i = optind + 1; i < argc; i++) {
-    if (c->file) return usage_error(c, "more than one input file ('%s' and '%s')", c->file, argv[i]);
-    c->file = argv[i];
+    if (c->file && c->cmd == CMD_RUN) c->run_args[c->nrun_args++] = argv[i]; /* the kernel's arguments */
+    else if (c->file) return usage_error(c, "more than one input file ('%s' and '%s')", c->file, argv[i]);
+    else c->file = argv[i];
   }
   if (!c->file) return usage_error(c, "no input file");
   return 0;
@@ -464,6 +494,21 @@ static int check_options(Cli *c) {
   return 0;
 }
 
+static int run_main(Cli *c, const char *source) {
+  char **cx = calloc((size_t)c->ncdefs + 1, sizeof *cx);
+  for (int i = 0; i < c->ncdefs; i++) {
+    size_t n = strlen(c->cdefs[i].name) + strlen(c->cdefs[i].value) + 2;
+    cx[i] = malloc(n);
+    snprintf(cx[i], n, "%s=%s", c->cdefs[i].name, c->cdefs[i].value);
+  }
+  RunRequest r = {c->file, source, c->opt.kernel, c->opt.signature, (const char *const *)cx, c->ncdefs,
+                  c->opt.num_warps, c->opt.debug, {c->grid[0], c->grid[1], c->grid[2]}, c->run_args, c->nrun_args};
+  int rc = run_kernel(&r);
+  for (int i = 0; i < c->ncdefs; i++) free(cx[i]);
+  free(cx);
+  return rc;
+}
+
 static int run(Cli *c, int argc, char **argv) {
   int rc = parse_args(c, argc, argv);
   if (rc) return rc < 0 ? 0 : rc;
@@ -480,7 +525,7 @@ static int run(Cli *c, int argc, char **argv) {
     return 1;
   }
   rc = c->cmd == CMD_COMPILE ? compile_main(c, source) : c->cmd == CMD_OPT ? opt_main(c, source)
-                                                                           : autotune_main(c, source);
+       : c->cmd == CMD_RUN ? run_main(c, source) : autotune_main(c, source);
   free(source);
   return rc;
 }
@@ -502,12 +547,15 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(argv[1], commands[i].name)) c.cmd = commands[i].bit;
-  if (!c.cmd) return usage_error(&c, "unknown command '%s' (compile, opt, autotune)", argv[1]);
+  if (!c.cmd) return usage_error(&c, "unknown command '%s' (compile, opt, autotune, run)", argv[1]);
   tlc_compile_options_init(&c.opt);
   c.cdefs = calloc((size_t)argc, sizeof *c.cdefs);
+  c.run_args = calloc((size_t)argc, sizeof *c.run_args);
+  c.grid[0] = c.grid[1] = c.grid[2] = 1;
   int rc = run(&c, argc, argv);
   for (int i = 0; i < c.ncdefs; i++) free((char *)c.cdefs[i].name);
   free(c.cdefs);
+  free(c.run_args);
   free(c.passes);
   return rc;
 }

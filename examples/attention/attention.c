@@ -76,6 +76,7 @@ static void reference(const Att *a, const double *q, const double *k, const doub
 
 static void run(Ex *ex, const Att *a) {
   int Z = a->Z, H = a->H, N = a->N, D = a->D;
+  if (ex_cpu_skip(ex, "attention", (double)Z * H * N * N * D)) return;
   size_t n = (size_t)Z * H * N * D, nm = (size_t)Z * H * N;
   double scale = 0.5;
   double *q = ex_xmalloc(n * 8), *k = ex_xmalloc(n * 8), *v = ex_xmalloc(n * 8), *dout = ex_xmalloc(n * 8);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 static void run(Ex *ex, int n, int d) {
+  if (ex_cpu_skip(ex, "flash_003", (double)n * n * d)) return;
   size_t nd = (size_t)n * d;
   double *q = ex_xmalloc(nd * 8), *k = ex_xmalloc(nd * 8), *v = ex_xmalloc(nd * 8);
   double *o = ex_xmalloc(nd * 8), *m = ex_xmalloc((size_t)n * 8);

@@ -64,7 +64,7 @@ void ex_open(Ex *ex, int argc, char **argv, const char *prog) {
   ex->prog = prog;
   ex->warmup = 5;
   ex->reps = 25;
-  bool have_seed = false;
+  bool have_seed = false, have_reps = false, have_warmup = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--seed")) {
@@ -73,8 +73,10 @@ void ex_open(Ex *ex, int argc, char **argv, const char *prog) {
     } else if (!strcmp(a, "--reps")) {
       ex->reps = (int)parse_long(prog, a, argv[++i]);
       if (ex->reps < 1) ex->reps = 1;
+      have_reps = true;
     } else if (!strcmp(a, "--warmup")) {
       ex->warmup = (int)parse_long(prog, a, argv[++i]);
+      have_warmup = true;
     } else if (!strcmp(a, "--only")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "%s: --only needs a value\n", prog);
@@ -106,6 +108,9 @@ void ex_open(Ex *ex, int argc, char **argv, const char *prog) {
     tlc_runtime_close(ex->rt);
     exit(1);
   }
+  ex->cpu = tlc_device_is_cpu(ex->rt);
+  if (ex->cpu && !have_reps) ex->reps = 1; /* interpreted: timing tells little */
+  if (ex->cpu && !have_warmup) ex->warmup = 0;
   printf("DEVICE prog=%s name=\"%s\" arch=%s capability=%d sms=%d\n", prog,
          tlc_device_name(ex->rt), tlc_device_arch(ex->rt), tlc_device_capability(ex->rt),
          tlc_device_sm_count(ex->rt));
@@ -114,6 +119,13 @@ void ex_open(Ex *ex, int argc, char **argv, const char *prog) {
   printf("SEED prog=%s seed=%" PRIu64 " (reproduce: %s --seed %" PRIu64 ")\n", prog, ex->seed,
          prog, ex->seed);
   fflush(stdout);
+}
+
+bool ex_cpu_skip(Ex *ex, const char *label, double work) {
+  const char *small = getenv("TLC_EXAMPLES_SMALL");
+  if (!(ex->cpu || (small && *small && strcmp(small, "0"))) || work <= EX_CPU_MAX_WORK) return false;
+  printf("SKIP kernel=%s work=%.3g (the CPU device runs cases of up to %d)\n", label, work, EX_CPU_MAX_WORK);
+  return true;
 }
 
 int ex_finish(Ex *ex) {
@@ -328,6 +340,26 @@ bool ex_selected(const Ex *ex, const char *label, const char *size) {
   return !ex->only || strstr(label, ex->only) || strstr(size, ex->only);
 }
 
+/* $TLC_EXAMPLES_DUMP=DIR: the output of every case into DIR/N.bin, listed
+ * in DIR/index.txt as "N LABEL SIZE ELEM TOL EXACT" (scripts/gpu-suite.sh
+ * compares the CPU device's outputs with the GPU's so). */
+static void dump_out(const char *label, const char *size, ExElem elem, const void *out, size_t n, double tol,
+                     bool exact) {
+  const char *dir = getenv("TLC_EXAMPLES_DUMP");
+  if (!dir || !*dir) return;
+  static int seq;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/index.txt", dir);
+  FILE *idx = fopen(path, "a");
+  snprintf(path, sizeof path, "%s/%d-%d.bin", dir, (int)getpid(), seq);
+  FILE *f = fopen(path, "wb");
+  if (idx && f && fwrite(out, ex_elem_size(elem), n, f) == n)
+    fprintf(idx, "%d-%d %s %s %d %g %d\n", (int)getpid(), seq, label, size, (int)elem, tol, exact ? 1 : 0);
+  seq++;
+  if (f) fclose(f);
+  if (idx) fclose(idx);
+}
+
 bool ex_run_case(Ex *ex, const ExCase *c, const ExOut *o) {
   if (!ex_selected(ex, c->label, c->size)) return true;
   size_t esz = ex_elem_size(c->elem);
@@ -368,6 +400,7 @@ bool ex_run_case(Ex *ex, const ExCase *c, const ExOut *o) {
   size_t oob = count_guard_damage(buf, out_bytes);
   const void *out = buf + EX_GUARD;
   ExCheck chk = ex_check(out, c->elem, c->ref, c->out_elems, c->tol, c->exact);
+  dump_out(c->label, c->size, c->elem, out, c->out_elems, c->tol, c->exact);
 
   /* 2. timing */
   double t_us = ex_time_us(ex, k, c->grid, c->sig, ex->warmup, ex->reps);
@@ -419,6 +452,7 @@ bool ex_report_out(Ex *ex, const char *label, const char *size, const ExOut *o, 
   ex_download(ex, buf, o->base, all);
   size_t oob = count_guard_damage(buf, out_bytes);
   ExCheck chk = ex_check(buf + EX_GUARD, elem, ref, n, tol, false);
+  dump_out(label, size, elem, buf + EX_GUARD, n, tol, false);
   const char *stable = !earlier ? "-" : memcmp(earlier, buf + EX_GUARD, out_bytes) ? "no" : "yes";
   if (!(chk.pass && oob == 0 && strcmp(stable, "no") != 0))
     show_wrong(label, buf + EX_GUARD, elem, ref, n, tol, false);

@@ -94,6 +94,7 @@ typedef struct Ex {
   int reps;             /* timed launches; the median is reported */
   int npass, nfail;
   bool verbose;
+  bool cpu;             /* the runtime is the CPU device (TLC_DEVICE=cpu): small cases only */
   const char *only;     /* --only S: the cases whose label or size contains S */
 } Ex;
 
@@ -102,9 +103,19 @@ typedef struct Ex {
  * before running a case. */
 bool ex_selected(const Ex *ex, const char *label, const char *size);
 /* Parse the common options (--seed N, --reps N, --warmup N, --only S, -v), open device
- * 0 and print a DEVICE and a SEED line.  Without a driver or device: prints
+ * 0 and print a DEVICE and a SEED line.  On the CPU device the defaults are
+ * one timed launch and no warm-up.  Without a driver or device: prints
  * "SKIP: <reason>" and exits 77.  Any other failure: exits 1. */
 void ex_open(Ex *ex, int argc, char **argv, const char *prog);
+/* The most work (multiply-adds, or elements moved) of one case the
+ * programs run on the CPU device (TLC_DEVICE=cpu), where kernels are
+ * interpreted: CI runs every program there (ctest label interp). */
+#define EX_CPU_MAX_WORK (1 << 24)
+/* On the CPU device (or with $TLC_EXAMPLES_SMALL=1, for runs to compare
+ * with it), a case of more than EX_CPU_MAX_WORK work is skipped with a line
+ * "SKIP kernel=LABEL work=W (...)": true; false otherwise.  Every case's
+ * output goes to $TLC_EXAMPLES_DUMP when that names a folder (host.c). */
+bool ex_cpu_skip(Ex *ex, const char *label, double work);
 /* Print the summary line, close the runtime, return the exit status (0 only
  * if every case passed and at least one ran). */
 int ex_finish(Ex *ex);

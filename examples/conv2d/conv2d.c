@@ -24,6 +24,7 @@ typedef struct Conv {
 static void run(Ex *ex, const Conv *g) {
   int64_t B = g->batch, C = g->cin, H = g->h, W = g->w, O = g->cout, kh = g->kh, kw = g->kw;
   int64_t ho = H / kh, wo = W / kw;
+  if (ex_cpu_skip(ex, "conv2d", (double)B * O * ho * wo * C * kh * kw)) return;
   size_t nin = (size_t)(B * C * H * W), nk = (size_t)(O * C * kh * kw), nout = (size_t)(B * O * ho * wo);
   double *in = ex_xmalloc(sizeof(double) * nin), *wt = ex_xmalloc(sizeof(double) * nk);
   double *bias = ex_xmalloc(sizeof(double) * (size_t)O), *ref = ex_xmalloc(sizeof(double) * nout);

@@ -24,6 +24,7 @@ typedef struct Bmm {
 
 static void run(Ex *ex, const Bmm *g) {
   int64_t nb = g->batch, m = g->m, n = g->n, k = g->k;
+  if (ex_cpu_skip(ex, "batched_dot", (double)nb * m * n * k)) return;
   size_t na = (size_t)(nb * m * k), nbv = (size_t)(nb * k * n), nc = (size_t)(nb * m * n);
   double *a = ex_xmalloc(sizeof(double) * na), *b = ex_xmalloc(sizeof(double) * nbv);
   double *ref = ex_xmalloc(sizeof(double) * nc);

@@ -27,6 +27,7 @@ typedef struct Batched {
 
 static void run(Ex *ex, const Batched *g) {
   int64_t B = g->batch, m = g->m, n = g->n, k = g->k;
+  if (ex_cpu_skip(ex, "batched_matmul", (double)B * m * n * k)) return;
   ExElem e = ex_elem_of(g->dtype);
   size_t na = (size_t)((g->kernel == 1 ? B : 1) * m * k), nb = (size_t)((g->kernel == 2 ? B : 1) * k * n);
   size_t nbias = (size_t)(g->kernel == 1 ? n : B), nc = (size_t)(B * m * n);

@@ -26,6 +26,7 @@ typedef struct Gemm {
 
 static void run(Ex *ex, const Gemm *g) {
   int64_t m = g->m, n = g->n, k = g->k;
+  if (ex_cpu_skip(ex, "matmul", (double)m * n * k)) return;
   double *a = ex_xmalloc(sizeof(double) * (size_t)(m * k)), *b = ex_xmalloc(sizeof(double) * (size_t)(k * n));
   double *ref = ex_xmalloc(sizeof(double) * (size_t)(m * n));
   ExElem e = ex_elem_of(g->dtype);

@@ -60,6 +60,7 @@ static bool host_desc_fits(const Case *g) {
 
 static void run(Ex *ex, const Case *g) {
   int64_t m = g->m, n = g->n, k = g->k;
+  if (ex_cpu_skip(ex, "matmul_forms", (double)m * n * k)) return;
   ExElem e = ex_elem_of(g->dtype);
   bool fp8 = e == EX_F8E4M3 || e == EX_F8E5M2;
   const char *cdt = fp8 ? "fp16" : g->dtype;

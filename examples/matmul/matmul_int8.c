@@ -20,6 +20,7 @@ typedef struct Case {
 
 static void run(Ex *ex, const Case *g) {
   int64_t m = g->m, n = g->n, k = g->k;
+  if (ex_cpu_skip(ex, "matmul_int8", (double)m * n * k)) return;
   ExGemm in;
   ex_gemm_inputs(ex, EX_I8, m, n, k, g->b_kmajor, -8, 7, &in);
   ref_matmul(in.a, in.b, m, n, k, in.ref);

@@ -22,6 +22,7 @@ typedef struct Case {
 
 static void run(Ex *ex, const Case *g) {
   int64_t m = g->m, n = g->n, k = g->k;
+  if (ex_cpu_skip(ex, "matmul_persistent", (double)m * n * k)) return;
   ExElem e = ex_elem_of(g->dtype);
   ExGemm in;
   ex_gemm_inputs(ex, e, m, n, k, false, -1, 1, &in);

@@ -24,6 +24,7 @@ static double round_to(ExElem e, double x) {
 
 static void run(Ex *ex, const Case *g) {
   int64_t m = g->m, n = g->n, k = g->k;
+  if (ex_cpu_skip(ex, "matmul_scaled", (double)m * n * k)) return;
   ExElem e = ex_elem_of(g->dtype);
   ExGemm in;
   ex_gemm_inputs(ex, e, m, n, k, false, -1, 1, &in);

@@ -23,6 +23,7 @@ typedef struct SplitK {
 
 static void run(Ex *ex, const SplitK *g) {
   int64_t m = g->m, n = g->n, k = g->k;
+  if (ex_cpu_skip(ex, "matmul_splitk", (double)m * n * k)) return;
   ExElem e = ex_elem_of(g->dtype);
   double *a = ex_xmalloc(sizeof(double) * (size_t)(m * k)), *b = ex_xmalloc(sizeof(double) * (size_t)(k * n));
   double *ref = ex_xmalloc(sizeof(double) * (size_t)(m * n));

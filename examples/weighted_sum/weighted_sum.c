@@ -27,6 +27,7 @@
 enum { ROWS_TILE_SIZE = 16 };
 
 static void run_size(Ex *ex, int64_t rows, int64_t D) {
+  if (ex_cpu_skip(ex, "weighted_sum", (double)rows * D)) return;
   int64_t d_tile = ex_next_pow2(D) / 16;
   if (d_tile < 1) d_tile = 1;
   size_t xbytes = (size_t)(rows * D) * sizeof(float), wbytes = (size_t)D * sizeof(float);

@@ -50,3 +50,11 @@ if(VALGRIND AND NOT TLC_SANITIZE AND NOT TLC_FUZZ)
     set_tests_properties(test_runtime_${_t}_valgrind PROPERTIES LABELS "cpu;valgrind")
   endforeach()
 endif()
+
+# The CPU interpreter through the runtime's CPU device: located memory
+# errors and ops against references on random inputs (labels cpu, interp).
+add_executable(test_interp ${_rt_dir}/test_interp.c)
+target_compile_options(test_interp PRIVATE ${TLC_WARNINGS})
+target_link_libraries(test_interp PRIVATE tlc_runtime tlc_examples_check m)
+add_test(NAME test_interp COMMAND test_interp)
+set_tests_properties(test_interp PROPERTIES LABELS "cpu;interp" TIMEOUT 120)
