@@ -130,25 +130,6 @@ int compiler_capability(const char *arch) {
   return cap;
 }
 
-static tlc_param_kind param_kind(const Type *t) {
-  switch (t->dtype) {
-  case DT_PTR: return TLC_PARAM_PTR;
-  case DT_I1: return TLC_PARAM_I1;
-  case DT_I8: return TLC_PARAM_I8;
-  case DT_I16: return TLC_PARAM_I16;
-  case DT_I32: return TLC_PARAM_I32;
-  case DT_I64: return TLC_PARAM_I64;
-  case DT_U8: return TLC_PARAM_U8;
-  case DT_U16: return TLC_PARAM_U16;
-  case DT_U32: return TLC_PARAM_U32;
-  case DT_U64: return TLC_PARAM_U64;
-  case DT_F16: return TLC_PARAM_FP16;
-  case DT_BF16: return TLC_PARAM_BF16;
-  case DT_F64: return TLC_PARAM_FP64;
-  default: return TLC_PARAM_FP32;
-  }
-}
-
 /* CUtensorMapDataType of an element type (8-bit types move as bytes). */
 static int tma_data_type(DType d) {
   switch (d) {
@@ -202,7 +183,7 @@ static void describe_kernel(const IrModule *m, const CgResult *cr, tlc_compile_r
   res->params = xcalloc((size_t)m->func->nargs + 1, sizeof *res->params);
   for (int i = 0; i < m->func->nargs; i++) {
     res->params[i].name = xstrdup(m->func->args[i].name);
-    res->params[i].kind = param_kind(m->func->args[i].value->type);
+    res->params[i].kind = dt_param_kind(m->func->args[i].value->type->dtype);
   }
   res->ntma = m->func->ntma;
   res->tma = xcalloc((size_t)m->func->ntma + 1, sizeof *res->tma);

@@ -20,25 +20,6 @@
 static const char *const interp_arch = "sm_90a";
 enum { INTERP_CAPABILITY = 90, INTERP_DEFAULT_WARPS = 4, INTERP_STAGES = 3 };
 
-static tlc_param_kind param_kind(DType d) {
-  switch (d) {
-  case DT_PTR: return TLC_PARAM_PTR;
-  case DT_I1: return TLC_PARAM_I1;
-  case DT_I8: return TLC_PARAM_I8;
-  case DT_I16: return TLC_PARAM_I16;
-  case DT_I32: return TLC_PARAM_I32;
-  case DT_I64: return TLC_PARAM_I64;
-  case DT_U8: return TLC_PARAM_U8;
-  case DT_U16: return TLC_PARAM_U16;
-  case DT_U32: return TLC_PARAM_U32;
-  case DT_U64: return TLC_PARAM_U64;
-  case DT_F16: return TLC_PARAM_FP16;
-  case DT_BF16: return TLC_PARAM_BF16;
-  case DT_F64: return TLC_PARAM_FP64;
-  default: return TLC_PARAM_FP32;
-  }
-}
-
 /* A pointee as Triton's signatures spell it. */
 static const char *sig_name(DType d) {
   switch (d) {
@@ -115,7 +96,7 @@ tlc_interp_status tlc_interp_compile(const tlc_interp_request *req, tlc_interp_p
   p->elem_names = xcalloc((size_t)f->nargs + 1, sizeof *p->elem_names);
   for (int i = 0; i < f->nargs; i++) {
     const Type *t = f->args[i].value->type;
-    p->kinds[i] = param_kind(t->dtype);
+    p->kinds[i] = dt_param_kind(t->dtype);
     if (t->dtype == DT_PTR) p->elem_names[i] = xstrdup(sig_name(t->pointee->dtype));
   }
   *out = p;

@@ -25,6 +25,7 @@
 #define TLC_IR_H
 
 #include "support/support.h"
+#include "support/tlc_param_kinds.h"
 
 #define IR_MAX_RANK 8
 
@@ -79,6 +80,9 @@ int ty_elem_bytes(const Type *t);    /* size of one element in memory (i1: 1) */
 /* 32-bit registers one of `threads` threads holds for a value of type t
  * spread over them: a scalar 1, a shared-memory tensor 0. */
 int64_t ty_thread_regs(const Type *t, int64_t threads);
+/* The runtime's kind of a kernel parameter of dtype d (scalars as their
+ * type, every pointer TLC_PARAM_PTR; fp8 and f32 pass as fp32). */
+tlc_param_kind dt_param_kind(DType d);
 /* "tensor<128x64xf16, #blocked1>", "ptr<f32>", "i32" */
 void ty_print(StrBuf *sb, const Type *t);
 

@@ -168,6 +168,25 @@ int ty_elem_bytes(const Type *t) {
   return bits < 8 ? 1 : bits / 8;
 }
 
+tlc_param_kind dt_param_kind(DType d) {
+  switch (d) {
+  case DT_PTR: return TLC_PARAM_PTR;
+  case DT_I1: return TLC_PARAM_I1;
+  case DT_I8: return TLC_PARAM_I8;
+  case DT_I16: return TLC_PARAM_I16;
+  case DT_I32: return TLC_PARAM_I32;
+  case DT_I64: return TLC_PARAM_I64;
+  case DT_U8: return TLC_PARAM_U8;
+  case DT_U16: return TLC_PARAM_U16;
+  case DT_U32: return TLC_PARAM_U32;
+  case DT_U64: return TLC_PARAM_U64;
+  case DT_F16: return TLC_PARAM_FP16;
+  case DT_BF16: return TLC_PARAM_BF16;
+  case DT_F64: return TLC_PARAM_FP64;
+  default: return TLC_PARAM_FP32;
+  }
+}
+
 int64_t ty_thread_regs(const Type *t, int64_t threads) {
   if (!t->rank || (t->layout && t->layout->kind == LAY_SHARED)) return t->rank ? 0 : 1;
   return (ty_numel(t) * ty_elem_bytes(t) * 8 / threads + 31) / 32;
