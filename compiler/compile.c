@@ -124,6 +124,10 @@ int tlc_compile_options_check(const tlc_compile_options *opt, char *msg, size_t 
   return rc;
 }
 
+bool compiler_split_orphaned(const IrModule *m) {
+  return m->warps_asked && !m->producer_warps && !m->split_alone;
+}
+
 int compiler_capability(const char *arch) {
   int cap = 0;
   if (arch && !strncmp(arch, "sm_", 3)) cap = atoi(arch + 3);
@@ -232,7 +236,7 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
       free(cdefs);
       return failed_status(diag, "the pass pipeline");
     }
-    if (!m->warps_asked || m->producer_warps || m->split_alone) break;
+    if (!compiler_split_orphaned(m)) break;
     if (dump && dump->data) dump->len = dump_start, dump->data[dump_start] = 0; /* --dump-after: the try kept */
     t = clock_ms();
   }

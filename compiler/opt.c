@@ -34,17 +34,27 @@ tlc_compile_status tlc_opt_ir(const char *path, const char *text, const char *pa
   sb_init(&dump);
 
   tlc_compile_status st = TLC_COMPILE_OK;
-  IrModule *m = ir_read_module(path, text, &arena, &diag);
-  res->stage_ms[TLC_STAGE_FRONTEND] = clock_ms() - t0;
-  if (m) {
+  /* as the compiler does: a second try, unsplit, when warp-specialize left a
+   * consumer-warpgroups split without its producer */
+  for (bool keep_warps = false;; keep_warps = true) {
+    double tr = clock_ms();
+    IrModule *m = ir_read_module(path, text, &arena, &diag);
+    res->stage_ms[TLC_STAGE_FRONTEND] += clock_ms() - tr;
+    if (!m) break;
     /* The text does not say the target: the options do (--arch, --num-stages). */
     m->arch = opt->arch;
     m->capability = compiler_capability(opt->arch);
     m->num_stages = opt->num_stages;
+    m->keep_warps = keep_warps;
     PassOptions po = {true, opt->dump_after, &dump, &diag};
     double t = clock_ms();
     int rc = pass_run_list(m, passes, &po);
-    res->stage_ms[TLC_STAGE_PASSES] = clock_ms() - t;
+    res->stage_ms[TLC_STAGE_PASSES] += clock_ms() - t;
+    if (rc == 0 && !keep_warps && compiler_split_orphaned(m) && strstr(passes, "warp-specialize")) {
+      dump.len = 0;
+      if (dump.data) dump.data[0] = 0;
+      continue;
+    }
     if (rc == 0) {
       StrBuf out;
       sb_init(&out);
@@ -52,6 +62,7 @@ tlc_compile_status tlc_opt_ir(const char *path, const char *text, const char *pa
       res->text = sb_take(&out);
       res->num_warps = m->num_warps + m->producer_warps;
     }
+    break;
   }
   if (diag.nerrors) st = diag.ninternal ? TLC_COMPILE_INTERNAL : TLC_COMPILE_ERROR;
   else if (!res->text) st = TLC_COMPILE_INTERNAL;

@@ -13,14 +13,15 @@
  *    else happens (the seed-004 attention backward at head dim 128: dk and
  *    dv, 128 + 128 fp32 registers a thread, spilled 1464 bytes): split, with
  *    a producer or without one (m->split_alone);
- *  - producer: when warp specialization may run (auto or on), the one
+ *  - producer: when warp specialization may run (auto or on), every
  *    top-level loop holding a dot holds two or more (attention: the softmax
- *    between them) and carries more than IR_WS_CARRIED_REGS_AT_2_CTAS
- *    registers a thread on 4 warps; both warpgroups then read the K and V
- *    slots the producer warp fills once.  warp-specialize takes the split
- *    loop (auto), and the compiler compiles the kernel again unsplit
- *    (m->keep_warps) when it does not: this split never runs without its
- *    producer.
+ *    between them; the causal forward has two such loops) and one carries
+ *    more than IR_WS_CARRIED_REGS_AT_2_CTAS registers a thread on 4 warps;
+ *    both warpgroups then read the K and V slots the producer warp fills
+ *    once.  warp-specialize takes the split loops (auto), and the compiler
+ *    compiles the kernel again unsplit (m->keep_warps) when it does not
+ *    (the rings of both causal loops must fit shared memory side by side):
+ *    this split never runs without its producer.
  *
  * Measured on the H100 (seed-004 attention forward, head dim 128, 128x64
  * blocks, one config each, TFLOP/s): N4096 534 autotuned on 4 warps -> 559
@@ -74,19 +75,18 @@ static bool overflows_warpgroup(const IrModule *m) {
   return any;
 }
 
-/* The producer rule's loop: the top-level loop holding two dots or more,
- * when it is the only top-level loop holding a dot (a causal kernel's two
- * loops are two TMA rings, which warp-specialize does not take). */
-static const Op *attention_loop(const IrFunc *f) {
-  const Op *found = NULL;
-  int loops_with_dots = 0;
-  for (const Op *op = f->body->first; op; op = op->next) {
-    if (op->kind != OP_FOR) continue;
-    int dots = count_dots(op);
-    if (dots) loops_with_dots++;
-    if (dots >= 2) found = op;
+/* The producer rule: every top-level loop holding a dot holds two or more
+ * (attention; a causal kernel has two such loops, which warp-specialize
+ * takes together) and can be split, and one of them carries more than one
+ * warpgroup keeps at two CTAs an SM. */
+static bool attention_loops_overflow(const IrModule *m) {
+  bool over = false;
+  for (const Op *op = m->func->body->first; op; op = op->next) {
+    if (op->kind != OP_FOR || !count_dots(op)) continue;
+    if (count_dots(op) < 2 || !dots_split(op)) return false;
+    over |= carried_regs_asked(m, op) > IR_WS_CARRIED_REGS_AT_2_CTAS;
   }
-  return loops_with_dots == 1 ? found : NULL;
+  return over;
 }
 
 int pass_consumer_warpgroups(IrModule *m, StrBuf *errors) {
@@ -95,9 +95,8 @@ int pass_consumer_warpgroups(IrModule *m, StrBuf *errors) {
     return 0;
   if (overflows_warpgroup(m)) {
     m->split_alone = true;
-  } else {
-    const Op *loop = m->warp_specialize >= 0 ? attention_loop(m->func) : NULL;
-    if (!loop || !dots_split(loop) || carried_regs_asked(m, loop) <= IR_WS_CARRIED_REGS_AT_2_CTAS) return 0;
+  } else if (m->warp_specialize < 0 || !attention_loops_overflow(m)) {
+    return 0;
   }
   m->warps_asked = m->num_warps;
   m->num_warps = SPLIT_WARPS;

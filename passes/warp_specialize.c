@@ -111,8 +111,8 @@ typedef struct Ws {
   Op *refill_barrier;          /* the body's barrier before the refill */
   Op *inval;                   /* mbar_inval %bars after the loop (a barrier before it) */
   bool release_prev;           /* one async dot stays in flight: release slot rd-1 */
-  ValueMap vm;                 /* originals -> the producer's clones */
-  uint8_t *prefix;             /* by Op.id: stays before warp_roles */
+  ValueMap *vm;                /* originals -> the producer's clones (shared by the loops) */
+  uint8_t *prefix;             /* by Op.id: stays before warp_roles (shared by the loops) */
   uint8_t *need;               /* by Op.id: a body op the producer runs */
   uint8_t *need_arg;           /* by body arg index */
 } Ws;
@@ -192,12 +192,12 @@ static bool in_body(const Ws *w, const Value *v) {
 /* The producer's copy of v (defined before the loop, at the top level),
  * cloned at b with what it needs; false when it cannot be recomputed. */
 static bool outer_clone(Ws *w, IrBuilder *b, Value *v) {
-  if (!v || !v->def || (v->def && w->prefix[v->def->id]) || vmap_get(&w->vm, v) != v) return true;
+  if (!v || !v->def || (v->def && w->prefix[v->def->id]) || vmap_get(w->vm, v) != v) return true;
   Op *d = v->def;
   if (d->parent != w->f->body || !recomputable(d)) return false;
   for (int i = 0; i < d->noperands; i++)
     if (!outer_clone(w, b, d->operands[i])) return false;
-  irb_clone(b, d, &w->vm);
+  irb_clone(b, d, w->vm);
   return true;
 }
 
@@ -220,7 +220,7 @@ static bool mark_body(Ws *w, Value *v) {
 }
 
 /* Region 0: the prologue's copies, then the loop of waits and refills. */
-static bool build_producer(Ws *w, IrBlock *region, Value *empty) {
+static bool build_producer(Ws *w, IrBlock *region, Value *empty, bool last) {
   IrModule *m = w->m;
   IrBuilder b;
   irb_init(&b, m, w->f, region);
@@ -231,7 +231,7 @@ static bool build_producer(Ws *w, IrBlock *region, Value *empty) {
     if (op->parent == w->body) continue;
     for (int k = 0; k < op->noperands; k++)
       if (!outer_clone(w, &b, op->operands[k])) return false;
-    irb_clone(&b, op, &w->vm);
+    irb_clone(&b, op, w->vm);
   }
   for (int i = 0; i < w->nfills; i++) {
     Op *op = w->fills[i];
@@ -253,9 +253,9 @@ static bool build_producer(Ws *w, IrBlock *region, Value *empty) {
   for (int a = 1; a <= nargs; a++) {
     if (!w->need_arg[a]) continue;
     if (!outer_clone(w, &b, w->loop->operands[2 + a])) goto fail;
-    which[n] = a, inits[3 + n] = vmap_get(&w->vm, w->loop->operands[2 + a]), n++;
+    which[n] = a, inits[3 + n] = vmap_get(w->vm, w->loop->operands[2 + a]), n++;
   }
-  for (int k = 0; k < 3; k++) inits[k] = vmap_get(&w->vm, w->loop->operands[k]);
+  for (int k = 0; k < 3; k++) inits[k] = vmap_get(w->vm, w->loop->operands[k]);
   inits[3 + n] = irb_const_int(&b, i32, 0);
   const Type **rts = xcalloc((size_t)n + 2, sizeof(Type *));
   for (int i = 0; i <= n; i++) rts[i] = inits[3 + i]->type;
@@ -263,9 +263,11 @@ static bool build_producer(Ws *w, IrBlock *region, Value *empty) {
   pl->attr = w->loop->attr;
   irb_insert(&b, pl);
   IrBlock *pb = pl->regions[0];
-  vmap_set(&w->vm, w->body->args[0], ir_block_add_arg(m, w->f, pb, w->body->args[0]->type));
-  for (int i = 0; i < n; i++) vmap_set(&w->vm, w->body->args[which[i]], ir_block_add_arg(m, w->f, pb, rts[i]));
+  vmap_set(w->vm, w->body->args[0], ir_block_add_arg(m, w->f, pb, w->body->args[0]->type));
+  for (int i = 0; i < n; i++) vmap_set(w->vm, w->body->args[which[i]], ir_block_add_arg(m, w->f, pb, rts[i]));
   Value *k = ir_block_add_arg(m, w->f, pb, i32);
+  /* a later loop's copies may start where this one's scalars ended */
+  for (int i = 0; i < n; i++) vmap_set(w->vm, w->loop->results[which[i] - 1], pl->results[i]);
   IrBuilder ib;
   irb_init(&ib, m, w->f, pb);
   ib.loc = w->loop->loc;
@@ -273,24 +275,26 @@ static bool build_producer(Ws *w, IrBlock *region, Value *empty) {
   for (Op *op = w->body->first; op && op != w->body->last; op = op->next) {
     if (!w->need[op->id]) continue;
     if (op == w->expect) { /* wait until the slot's last reader has handed it back */
-      Value *wr = vmap_get(&w->vm, op->operands[1]), *one = irb_const_int(&ib, i32, 1);
+      Value *wr = vmap_get(w->vm, op->operands[1]), *one = irb_const_int(&ib, i32, 1);
       Value *wrap = irb_cmp(&ib, CMP_EQ, wr, irb_const_int(&ib, i32, 0));
       kn = irb_select(&ib, wrap, irb_binary(&ib, OP_XOR, k, one), k);
       Value *ops[3] = {empty, wr, irb_binary(&ib, OP_XOR, kn, one)};
       irb_op(&ib, OP_MBAR_WAIT, ops, 3, NULL);
     }
-    irb_clone(&ib, op, &w->vm);
+    irb_clone(&ib, op, w->vm);
   }
   Value **ys = xcalloc((size_t)n + 1, sizeof(Value *));
-  for (int i = 0; i < n; i++) ys[i] = vmap_get(&w->vm, w->body->last->operands[which[i] - 1]);
+  for (int i = 0; i < n; i++) ys[i] = vmap_get(w->vm, w->body->last->operands[which[i] - 1]);
   ys[n] = kn;
   irb_op(&ib, OP_YIELD, ys, n + 1, NULL);
   free(ys);
   free(rts);
   free(inits);
   free(which);
-  Op *join = irb_op(&b, OP_BARRIER, NULL, 0, NULL);
-  join->attr.num = 1;
+  if (last) {
+    Op *join = irb_op(&b, OP_BARRIER, NULL, 0, NULL);
+    join->attr.num = 1;
+  }
   return true;
 fail:
   free(inits);
@@ -299,12 +303,21 @@ fail:
 }
 
 /* The consumers' side: no copies, no refill barrier, the slot handed back
- * before the yield, the join and the release of the second ring after. */
-static void rewrite_consumers(Ws *w, Value *empty) {
+ * before the yield, the join and the release of the second ring after.
+ * The last loop's barrier before its mbar_inval becomes the join; an earlier
+ * loop's mbar_inval moves after `last_inval` (the producer may still announce
+ * stages past that loop's end until the join; its barrier stays, for the
+ * consumers). */
+static void rewrite_consumers(Ws *w, Value *empty, Op *last_inval) {
   IrModule *m = w->m;
   const Type *i32 = ty_scalar(m->ctx, DT_I32);
   Op *inval = w->inval;
-  inval->prev->attr.num = 1; /* the join */
+  if (last_inval) {
+    ir_remove(inval);
+    ir_insert_after(last_inval, inval);
+  } else {
+    inval->prev->attr.num = 1; /* the join */
+  }
   IrBuilder b;
   irb_init(&b, m, w->f, inval->parent);
   b.before = inval->next, b.loc = inval->loc;
@@ -357,69 +370,110 @@ static bool eligible(const IrModule *m, const Op *loop) {
   return m->warp_specialize > 0 || loop->attr.loop.warp_specialize || auto_takes(m, loop);
 }
 
-static void specialize(IrModule *m, Op *loop, Value *bars, Value *rd) {
+/* Several ring loops (attention's causal forward: the blocks below the
+ * diagonal, then the diagonal) are specialized together: the producer runs
+ * their copies one loop after the other, each ring with its own empty
+ * barriers, and every ring is allocated before warp_roles and released after
+ * the join, so no two rings share bytes (the producer fills the next loop's
+ * ring while the consumers still read this one's).  That must fit. */
+enum { MAX_RINGS = 4, SMEM_BYTES = 232448, SMEM_ALIGN = 1024 };
+
+static int64_t rings_bytes(const IrFunc *f, const Op *last_loop) {
+  int64_t total = 0;
+  for (const Op *op = f->body->first; op && op != last_loop->next; op = op->next)
+    if (op->kind == OP_LOCAL_ALLOC) {
+      int64_t b = ty_numel(op->results[0]->type) * ty_elem_bytes(op->results[0]->type);
+      total += (b + SMEM_ALIGN - 1) / SMEM_ALIGN * SMEM_ALIGN;
+    }
+  return total;
+}
+
+static void specialize(IrModule *m, Op **loops, Value **bars, Value **rds, int n) {
   IrFunc *f = m->func;
-  Ws w = {m, f, loop, loop->regions[0], bars, rd, bars->type->shape[0]};
-  w.prefix = xcalloc(f->nops + 1, 1);
-  w.need = xcalloc(f->nops + 1, 1);
-  w.need_arg = xcalloc((size_t)w.body->nargs + 1, 1);
-  Op *init_barrier = NULL;
-  if (!analyze(&w) || !mark_prefix(&w, &init_barrier)) goto done;
+  Ws w[MAX_RINGS];
+  ValueMap vm = {0};
+  uint8_t *prefix = xcalloc(f->nops + 1, 1);
+  Op *init_barrier[MAX_RINGS] = {0};
+  int ready = 0;
+  for (int i = 0; i < n; i++, ready++) {
+    w[i] = (Ws){m, f, loops[i], loops[i]->regions[0], bars[i], rds[i], bars[i]->type->shape[0]};
+    w[i].vm = &vm, w[i].prefix = prefix;
+    w[i].need = xcalloc(f->nops + 1, 1);
+    w[i].need_arg = xcalloc((size_t)w[i].body->nargs + 1, 1);
+    if (!analyze(&w[i]) || !mark_prefix(&w[i], &init_barrier[i])) {
+      ready++;
+      goto done;
+    }
+  }
+  if (n > 1 && rings_bytes(f, loops[n - 1]) > SMEM_BYTES) goto done;
 
   /* the prefix first, then warp_roles holding the rest */
   IrBlock *fb = f->body;
   Op *first = fb->first, *ret = fb->last;
   if (!ret || ret->kind != OP_RETURN) goto done;
-  Op *roles = ir_op_new(m, f, OP_WARP_ROLES, loop->loc, NULL, 0, NULL, 0, 2);
-  Value *none = NULL;
-  Op *ealloc = ir_op_new(m, f, OP_LOCAL_ALLOC, loop->loc, &none, 1, &bars->type, 1, 0);
-  Value *empty = ealloc->results[0];
-  if (!build_producer(&w, roles->regions[0], empty)) goto done; /* (nothing moved yet) */
+  Op *roles = ir_op_new(m, f, OP_WARP_ROLES, loops[0]->loc, NULL, 0, NULL, 0, 2);
+  Value *empty[MAX_RINGS];
+  Op *ealloc[MAX_RINGS];
+  for (int i = 0; i < n; i++) {
+    Value *none = NULL;
+    ealloc[i] = ir_op_new(m, f, OP_LOCAL_ALLOC, loops[i]->loc, &none, 1, &bars[i]->type, 1, 0);
+    empty[i] = ealloc[i]->results[0];
+    if (!build_producer(&w[i], roles->regions[0], empty[i], i == n - 1)) goto done; /* (nothing moved yet) */
+  }
   for (Op *op = first, *next; op && op != ret; op = next) {
     next = op->next;
-    if (w.prefix[op->id]) {
+    if (prefix[op->id]) {
       ir_remove(op);
       ir_insert_before(first == op ? next : first, op);
     }
   }
-  /* order: the ring allocations, the empty ring, the inits, the barrier */
-  ir_remove(init_barrier);
-  ir_insert_before(fb->first, init_barrier);
-  ir_remove(init_barrier);
+  /* order: the rings' allocations and inits, the empty rings and their
+   * inits, one barrier (the first ring's), warp_roles */
+  for (int i = 0; i < n; i++) ir_remove(init_barrier[i]);
   Op *p = fb->first;
-  while (p && w.prefix[p->id]) p = p->next;
-  ir_insert_before(p ? p : ret, ealloc);
-  Op *einit = ir_op_new(m, f, OP_MBAR_INIT, loop->loc, &empty, 1, NULL, 0, 0);
-  einit->attr.num = m->num_warps;
-  ir_insert_after(ealloc, einit);
-  ir_insert_after(einit, init_barrier);
-  ir_insert_after(init_barrier, roles);
+  while (p && prefix[p->id]) p = p->next;
+  Op *at = NULL;
+  for (int i = 0; i < n; i++) {
+    ir_insert_before(p ? p : ret, ealloc[i]);
+    Op *einit = ir_op_new(m, f, OP_MBAR_INIT, loops[i]->loc, &empty[i], 1, NULL, 0, 0);
+    einit->attr.num = m->num_warps;
+    ir_insert_after(ealloc[i], einit);
+    at = einit;
+  }
+  ir_insert_after(at, init_barrier[0]);
+  ir_insert_after(init_barrier[0], roles);
   for (Op *op = roles->next, *next; op && op != ret; op = next) {
     next = op->next;
     ir_remove(op);
     ir_append(roles->regions[1], op);
   }
-  rewrite_consumers(&w, empty);
+  rewrite_consumers(&w[n - 1], empty[n - 1], NULL);
+  for (int i = n - 2; i >= 0; i--) rewrite_consumers(&w[i], empty[i], w[n - 1].inval);
   m->producer_warps = PRODUCER_WARPS;
 done:
-  vmap_free(&w.vm);
-  free(w.fills);
-  free(w.prefix);
-  free(w.need);
-  free(w.need_arg);
+  vmap_free(&vm);
+  free(prefix);
+  for (int i = 0; i < ready; i++) {
+    free(w[i].fills);
+    free(w[i].need);
+    free(w[i].need_arg);
+  }
 }
 
 int pass_warp_specialize(IrModule *m, StrBuf *errors) {
   (void)errors;
   if (!m->func || m->capability < 90 || m->producer_warps) return 0;
-  Op *cand = NULL;
-  Value *bars = NULL, *rd = NULL;
-  int rings = 0;
+  Op *loops[MAX_RINGS];
+  Value *bars[MAX_RINGS], *rds[MAX_RINGS];
+  int rings = 0, n = 0;
   for (Op *op = m->func->body->first; op; op = op->next) {
     Value *b, *r, *p;
     if (op->kind == OP_MBAR_INIT) rings++;
-    if (op->kind == OP_FOR && pass_tma_ring_loop(op, &b, &r, &p) && !cand) cand = op, bars = b, rd = r;
+    if (op->kind == OP_FOR && pass_tma_ring_loop(op, &b, &r, &p)) {
+      if (n == MAX_RINGS || !eligible(m, op)) return 0;
+      loops[n] = op, bars[n] = b, rds[n] = r, n++;
+    }
   }
-  if (cand && rings == 1 && eligible(m, cand)) specialize(m, cand, bars, rd);
+  if (n && rings == n) specialize(m, loops, bars, rds, n);
   return 0;
 }
