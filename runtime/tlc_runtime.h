@@ -13,7 +13,10 @@
  *
  * Libraries: tlc_runtime (everything) or tlc_runtime_core (everything but
  * tlc_kernel_from_file/_source; no libtlc, no LLVM), for programs that only
- * load ahead-of-time PTX.  docs/runtime.md is the reference. */
+ * load ahead-of-time PTX (tlc compile --emit c writes C that needs only
+ * the core).  Installed: libtlc_runtime.so / libtlc_runtime_core.so, this
+ * header as <tlc/tlc_runtime.h>, pkg-config tlc / tlc-runtime-core,
+ * find_package(tlc).  docs/runtime.md is the reference. */
 #ifndef TLC_RUNTIME_H
 #define TLC_RUNTIME_H
 
