@@ -2,10 +2,11 @@
  * decorator, time each on the caller's arguments, keep the fastest per key.
  *
  * The decorator is read by the compiler (tlc_autotune_info); this file owns
- * the trials, the key (a hash of the source, kernel, signature, options and
- * the values of the key arguments), the in-memory table of choices and the
- * disk record of each choice (<cache dir>/tune-<key>.txt holding the chosen
- * config's index and text, ignored unless the text still matches).
+ * the trials, the key (the cache's hash, rt_hash64, of the source, kernel,
+ * signature, options and the values of the key arguments), the in-memory
+ * table of choices and the disk record of each choice (<cache
+ * dir>/tune-<key>.json, JSON through cJSON, holding the key, the chosen
+ * config's index and text; ignored unless both still match).
  * On the CPU device nothing is timed: the first config left after pruning
  * is compiled and remembered.
  *
@@ -16,13 +17,19 @@
  * arguments (tlc_autotune_info_for) and the configs it drops are not tried. */
 #include "runtime/rt_internal.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "compiler/tlc_compiler.h" /* tlc_autotune_info */
+#include "runtime/cache.h"         /* rt_hash64, atomic writes, the size bound */
 
 enum { TRIAL_REPS = 7 };
 
@@ -49,11 +56,8 @@ int tlc_kernel_tuned_config(const tlc_kernel *k) {
 
 static bool print_tuning(void);
 
-static uint64_t mix(uint64_t h, const void *p, size_t n) {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
-  return h;
-}
+/* The choice's key, chained through the cache's one hash (rt_hash64, XXH3). */
+static uint64_t mix(uint64_t h, const void *p, size_t n) { return rt_hash64(p, n, h); }
 static uint64_t mix_str(uint64_t h, const char *s) { return mix(h, s ? s : "", s ? strlen(s) + 1 : 1); }
 
 static void config_text(const tlc_tune_config *c, char *buf, size_t cap) {
@@ -219,44 +223,51 @@ static tlc_status remember(tlc_runtime *rt, uint64_t key, tlc_kernel *k, int con
 }
 
 static void disk_path(const tlc_runtime *rt, uint64_t key, char *buf, size_t cap) {
-  snprintf(buf, cap, "%s/tune-%016" PRIx64 ".txt", rt->cache.dir, key);
+  snprintf(buf, cap, "%s/tune-%016" PRIx64 ".json", rt->cache.dir, key);
 }
 
-/* The config index the disk remembers for key, when its text still matches. */
+/* The config index the disk remembers for key, when the file is the choice
+ * for this key and its config's text still matches: {"key": "<16 hex>",
+ * "config": N, "text": "BLOCK=64 ... num_warps=4 num_stages=3"} (cJSON). */
 static int disk_read(const tlc_runtime *rt, uint64_t key, const tlc_tune_info *info) {
   if (!rt->cache.dir) return -1;
-  char path[4096], line[1024], want[1024];
+  char path[4096], want[1024], hex[20];
   disk_path(rt, key, path, sizeof path);
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
+  const char *err;
+  char *text = rt_read_text_file(path, &err);
+  if (!text) return -1;
+  cJSON *doc = cJSON_Parse(text);
+  free(text);
+  const cJSON *k = cJSON_GetObjectItemCaseSensitive(doc, "key");
+  const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "config");
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc, "text");
+  snprintf(hex, sizeof hex, "%016" PRIx64, key);
   int idx = -1;
-  if (fgets(line, sizeof line, f)) {
-    char *sp = strchr(line, ' ');
-    line[strcspn(line, "\n")] = 0;
-    if (sp) {
-      *sp = 0;
-      int i = atoi(line);
-      if (i >= 0 && i < info->nconfigs) {
-        config_text(&info->configs[i], want, sizeof want);
-        if (!strcmp(sp + 1, want)) idx = i;
-      }
-    }
+  if (cJSON_IsString(k) && !strcmp(k->valuestring, hex) && cJSON_IsNumber(c) && cJSON_IsString(t) &&
+      c->valuedouble >= 0 && c->valuedouble < info->nconfigs && c->valuedouble == (double)c->valueint) {
+    config_text(&info->configs[c->valueint], want, sizeof want);
+    if (!strcmp(t->valuestring, want)) idx = c->valueint;
   }
-  fclose(f);
+  cJSON_Delete(doc);
+  if (idx >= 0) utimensat(AT_FDCWD, path, NULL, 0); /* a use, for the cache's size bound */
   return idx;
 }
 
 static void disk_write(const tlc_runtime *rt, uint64_t key, const tlc_tune_info *info, int idx) {
-  if (!rt->cache.dir) return;
-  char path[4096], tmp[4200], text[1024];
+  if (!rt->cache.dir || rt_mkdir_p(rt->cache.dir) != 0) return;
+  char path[4096], text[1024], hex[20];
   disk_path(rt, key, path, sizeof path);
-  snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
   config_text(&info->configs[idx], text, sizeof text);
-  FILE *f = fopen(tmp, "w");
-  if (!f) return;
-  int ok = fprintf(f, "%d %s\n", idx, text) > 0;
-  ok &= fclose(f) == 0;
-  if (!ok || rename(tmp, path) != 0) remove(tmp);
+  snprintf(hex, sizeof hex, "%016" PRIx64, key);
+  cJSON *doc = cJSON_CreateObject();
+  cJSON_AddStringToObject(doc, "key", hex);
+  cJSON_AddNumberToObject(doc, "config", idx);
+  cJSON_AddStringToObject(doc, "text", text);
+  char *json = cJSON_PrintUnformatted(doc);
+  cJSON_Delete(doc);
+  if (json && rt_write_file_atomic(path, json, strlen(json)) == 0)
+    rt_cache_tidy(rt->cache.dir, rt_cache_max_bytes_from_env(), time(NULL));
+  cJSON_free(json);
 }
 
 /* TLC_PRINT_AUTOTUNING=1: each trial's config and time on stderr (as
@@ -299,7 +310,7 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
     goto done;
   }
   /* the key: everything that selects the kernel, then the key arguments */
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = 0;
   h = mix_str(h, source), h = mix_str(h, name), h = mix_str(h, signature), h = mix_str(h, rt->arch);
   for (int i = 0; opt && i < opt->nconstexprs; i++) h = mix_str(h, opt->constexprs[i]);
   const char *cx[96];

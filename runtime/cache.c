@@ -9,6 +9,7 @@
  * the key asked for is a miss, never an error and never trusted. */
 #include "runtime/cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -16,24 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* xxHash (Debian's libxxhash-dev), header-only: nothing to link. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 /* ---- hashing -------------------------------------------------------------------- */
 
 uint64_t rt_hash64(const void *data, size_t len, uint64_t seed) {
-  const unsigned char *p = data;
-  uint64_t h = 0xcbf29ce484222325ull ^ seed;
-  for (size_t i = 0; i < len; i++) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  /* FNV-1a's last bytes only reach the low bits; mix them through. */
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
+  return XXH3_64bits_withSeed(data, len, seed);
 }
 
 uint64_t rt_cache_key(const RtCache *c, uint64_t fingerprint) {
@@ -428,6 +422,7 @@ int rt_cache_read(const char *dir, uint64_t key, RtKernelMeta *m, const char **w
     if (r <= 0) break;
     got += (size_t)r;
   }
+  if (buf && got == len) futimens(fd, NULL); /* a use: the size bound evicts the least recently used */
   close(fd);
   if (!buf || got != len) {
     free(buf);
@@ -453,6 +448,84 @@ int rt_cache_write(const char *dir, uint64_t key, const RtKernelMeta *m) {
   int e = errno;
   free(path);
   free(buf);
+  if (rc == 0) rt_cache_tidy(dir, rt_cache_max_bytes_from_env(), time(NULL));
   errno = e;
   return rc;
+}
+
+/* ---- hygiene ------------------------------------------------------------------------------ */
+
+uint64_t rt_cache_max_bytes_from_env(void) {
+  const char *env = getenv("TLC_CACHE_MAX_BYTES");
+  if (!env || !*env) return RT_CACHE_DEFAULT_MAX_BYTES;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(env, &end, 10);
+  uint64_t unit = 1;
+  if (*end == 'K' || *end == 'k') unit = 1ull << 10, end++;
+  else if (*end == 'M' || *end == 'm') unit = 1ull << 20, end++;
+  else if (*end == 'G' || *end == 'g') unit = 1ull << 30, end++;
+  if (errno || end == env || *end || env[0] == '-') return RT_CACHE_DEFAULT_MAX_BYTES; /* not a size: the default */
+  return (uint64_t)v * unit;
+}
+
+/* A file this cache writes: an entry, an autotune choice, or a temporary
+ * file of either (NAME.tmp.PID.N, NAME.tmpPID).  Nothing else in the folder
+ * is touched. */
+static int rt_cache_file_kind(const char *name) {
+  const char *tmp = strstr(name, ".tmp");
+  bool ours = (strlen(name) > 4 && !strncmp(name, "tune-", 5)) || strspn(name, "0123456789abcdef") == 16;
+  if (!ours) return 0;
+  if (tmp) return 2;
+  size_t n = strlen(name);
+  if ((n > 4 && !strcmp(name + n - 4, ".tlc")) || (n > 5 && !strcmp(name + n - 5, ".json"))) return 1;
+  return 0;
+}
+
+typedef struct RtCacheFile {
+  char *name;
+  uint64_t bytes;
+  struct timespec used;
+} RtCacheFile;
+
+static int rt_cmp_used(const void *a, const void *b) {
+  const RtCacheFile *x = a, *y = b;
+  if (x->used.tv_sec != y->used.tv_sec) return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+  return x->used.tv_nsec < y->used.tv_nsec ? -1 : x->used.tv_nsec > y->used.tv_nsec;
+}
+
+int rt_cache_tidy(const char *dir, uint64_t max_bytes, time_t now) {
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int dfd = dirfd(d);
+  RtCacheFile *files = NULL;
+  size_t n = 0, cap = 0;
+  uint64_t total = 0;
+  int removed = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    int kind = rt_cache_file_kind(e->d_name);
+    struct stat st;
+    if (!kind || fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (kind == 2) { /* a writer that died between open and rename left it */
+      if (now - st.st_mtime > RT_CACHE_STALE_TMP_SECONDS && unlinkat(dfd, e->d_name, 0) == 0) removed++;
+      continue;
+    }
+    if (n == cap) {
+      RtCacheFile *f = realloc(files, (cap = cap ? 2 * cap : 64) * sizeof *files);
+      if (!f) break;
+      files = f;
+    }
+    files[n] = (RtCacheFile){rt_strdup(e->d_name), (uint64_t)st.st_size, st.st_mtim};
+    if (!files[n].name) break;
+    total += files[n++].bytes;
+  }
+  if (max_bytes && total > max_bytes) { /* least recently used first (reads touch the time) */
+    qsort(files, n, sizeof *files, rt_cmp_used);
+    for (size_t i = 0; i < n && total > max_bytes; i++)
+      if (unlinkat(dfd, files[i].name, 0) == 0) total -= files[i].bytes, removed++;
+  }
+  for (size_t i = 0; i < n; i++) free(files[i].name);
+  free(files);
+  closedir(d);
+  return removed;
 }

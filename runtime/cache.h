@@ -34,15 +34,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "runtime/rt_internal.h"
 
 #define RT_CACHE_MAGIC "TLCCACHE"
-#define RT_CACHE_VERSION 2u /* 2: tensor-map recipes */
+#define RT_CACHE_VERSION 3u /* 2: tensor-map recipes; 3: XXH3 checksums */
 #define RT_CACHE_HEADER_SIZE 40u
 #define RT_CACHE_MAX_FILE (1u << 30) /* larger files are not read */
 
-/* 64-bit FNV-1a with a final avalanche; seed 0 for a fresh hash. */
+/* XXH3-64 (xxHash) of data with seed; seed 0 for a fresh hash, the last
+ * hash to chain parts. */
 uint64_t rt_hash64(const void *data, size_t len, uint64_t seed);
 
 /* Set up c with its disk folder from the environment ($TLC_CACHE_DIR, "off"
@@ -74,6 +76,20 @@ char *rt_cache_entry_path(const char *dir, uint64_t key);
 int rt_cache_read(const char *dir, uint64_t key, RtKernelMeta *m, const char **why);
 /* Write the entry atomically, creating dir if needed: 0 or -1 (errno set). */
 int rt_cache_write(const char *dir, uint64_t key, const RtKernelMeta *m);
+
+/* The size bound: $TLC_CACHE_MAX_BYTES (bytes, or with K, M, G; 0 = no
+ * bound), else RT_CACHE_DEFAULT_MAX_BYTES. */
+#define RT_CACHE_DEFAULT_MAX_BYTES (2ull << 30)
+uint64_t rt_cache_max_bytes_from_env(void);
+/* Temporary files older than this are a dead writer's: removed. */
+#define RT_CACHE_STALE_TMP_SECONDS 3600
+/* Tidy dir (after every write): remove the cache's temporary files older
+ * than RT_CACHE_STALE_TMP_SECONDS at time `now`, then, while the cache's
+ * files (entries and autotune choices) total more than max_bytes (0: no
+ * bound), the least recently used (modification time; a read that hits
+ * touches it).  Files that are not the cache's are left alone.  Returns
+ * how many files it removed, or -1 when dir cannot be read. */
+int rt_cache_tidy(const char *dir, uint64_t max_bytes, time_t now);
 
 /* mkdir -p with mode 0755: 0 or -1 (errno set). */
 int rt_mkdir_p(const char *dir);

@@ -302,7 +302,25 @@ tlc_status tlc_kernel_from_ptx(tlc_runtime *rt, const char *ptx, const char *sym
       return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_from_ptx: out of host memory");
     }
   }
-  return rt_kernel_load(rt, &m, symbol, 0.0, out);
+  st = rt_kernel_load(rt, &m, symbol, 0.0, out);
+  if (st == TLC_OK) (*out)->from_ptx = true;
+  return st;
+}
+
+tlc_status tlc_kernel_unload(tlc_kernel *k) {
+  if (!k) return TLC_ERR_INVALID;
+  tlc_runtime *rt = k->rt;
+  if (!k->from_ptx)
+    return rt_fail(rt, TLC_ERR_INVALID, "tlc_kernel_unload: kernel '%s' was compiled from source and belongs "
+                   "to the runtime's cache (only kernels from tlc_kernel_from_ptx can be unloaded)", k->name);
+  pthread_mutex_lock(&rt->lock);
+  tlc_kernel **p = &rt->kernels;
+  while (*p && *p != k) p = &(*p)->next;
+  if (*p) *p = k->next;
+  pthread_mutex_unlock(&rt->lock);
+  if (rt_enter(rt) != TLC_OK) k->module = NULL; /* no context to unload in: the runtime's close releases it */
+  rt_kernel_free(rt, k);
+  return TLC_OK;
 }
 
 /* ---- accessors -------------------------------------------------------------------------- */

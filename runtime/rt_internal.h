@@ -104,6 +104,7 @@ struct tlc_kernel {
   int static_shared;        /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES */
   int num_regs;
   double compile_ms;        /* 0 when it came from a cache or from PTX */
+  bool from_ptx;            /* tlc_kernel_from_ptx loaded it: in no cache, tlc_kernel_unload may free it */
   char **cx;                /* "NAME=VALUE" constexprs it was compiled with by name */
   int ncx;
   /* The CPU device: the interpreter's program and how to run and free it,

@@ -13,7 +13,10 @@
  *
  * Libraries: tlc_runtime (everything) or tlc_runtime_core (everything but
  * tlc_kernel_from_file/_source; no libtlc, no LLVM), for programs that only
- * load ahead-of-time PTX.  docs/runtime.md is the reference. */
+ * load ahead-of-time PTX (tlc compile --emit c writes C that needs only
+ * the core).  Installed: libtlc_runtime.so / libtlc_runtime_core.so, this
+ * header as <tlc/tlc_runtime.h>, pkg-config tlc / tlc-runtime-core,
+ * find_package(tlc).  docs/runtime.md is the reference. */
 #ifndef TLC_RUNTIME_H
 #define TLC_RUNTIME_H
 
@@ -137,6 +140,11 @@ typedef struct tlc_param_desc {
 tlc_status tlc_kernel_from_ptx(tlc_runtime *rt, const char *ptx, const char *symbol,
                                int num_warps, int shared_bytes, const tlc_param_desc *params,
                                int nparams, tlc_kernel **out);
+/* Unload a kernel that tlc_kernel_from_ptx loaded (its module is unloaded
+ * and the handle freed; k must not be used again).  Kernels compiled from
+ * source belong to the runtime's caches: TLC_ERR_INVALID for them (closing
+ * the runtime unloads every kernel). */
+tlc_status tlc_kernel_unload(tlc_kernel *k);
 
 /* Launch metadata of a loaded kernel (0 / NULL for a NULL kernel). */
 int tlc_kernel_num_params(const tlc_kernel *k);

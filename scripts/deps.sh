@@ -6,8 +6,10 @@ need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 # clang-14 and its runtimes (libFuzzer, ASan, UBSan) build the fuzz harness;
 # libclc-19's NVPTX bitcode is the math library tlc embeds (codegen/CMakeLists.txt).
+# libxxhash-dev (XXH3-128: the cache keys) and libcjson-dev (JSON: kernel metadata,
+# the autotune memo); pkg-config: the install test builds a program through tlc.pc.
 for p in build-essential cmake ninja-build flex bison llvm-19-dev llvm-19-tools \
-         libzstd-dev zlib1g-dev python3 clang-14 libclang-rt-14-dev libclc-19; do
+         libzstd-dev zlib1g-dev libxxhash-dev libcjson-dev pkg-config python3 clang-14 libclang-rt-14-dev libclc-19; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -eq 0 ]; then

@@ -1,7 +1,7 @@
 /* tlc.c — the command line, parsed as a C compiler's is (getopt_long):
  *
  *   tlc compile FILE [--kernel=NAME] [--signature=SIG] [-C NAME=V]... [--emit=KIND]
- *                    [-o OUT] [--arch=ARCH] [--num-warps=N] [--num-stages=N] [-ON]
+ *                    [-o OUT] [--metadata=FILE] [--arch=ARCH] [--num-warps=N] [--num-stages=N] [-ON]
  *                    [--math-lib=LIB] [--libdevice=PATH] ...
  *   tlc opt FILE.tir [--pass=NAME[,NAME]]... [--split-input-file] [-o OUT]
  *   tlc autotune FILE [--kernel=NAME] [--arch=ARCH]
@@ -19,6 +19,7 @@
  * success, 1 an error in the input (diagnostics on stderr), 2 a usage
  * error, 3 an internal compiler error. */
 #include "compiler/tlc_compiler.h"
+#include "tools/aot.h"
 #include "tools/run.h"
 
 #include <errno.h>
@@ -39,7 +40,7 @@ enum { CMD_COMPILE = 1, CMD_OPT = 2, CMD_AUTOTUNE = 4, CMD_RUN = 8, CMD_ALL = 15
 enum {
   OPT_KERNEL = 256, OPT_SIGNATURE, OPT_EMIT, OPT_ARCH, OPT_NUM_WARPS, OPT_NUM_STAGES,
   OPT_DUMP_AFTER, OPT_VERIFY_EACH, OPT_COLOR, OPT_TIME, OPT_PASS, OPT_SPLIT, OPT_VERSION, OPT_DEBUG,
-  OPT_MATH_LIB, OPT_LIBDEVICE, OPT_WARP_SPECIALIZE, OPT_GRID,
+  OPT_MATH_LIB, OPT_LIBDEVICE, OPT_WARP_SPECIALIZE, OPT_GRID, OPT_METADATA,
 };
 
 typedef struct CliOption {
@@ -58,9 +59,12 @@ static const CliOption cli_options[] = {
      "parameter types and constexpr values in Triton's AOT form, e.g. \"*fp32:16,i32,1024\""},
     {"constexpr", 'C', required_argument, "NAME=V", CMD_COMPILE | CMD_AUTOTUNE | CMD_RUN,
      "give a constexpr parameter by name (repeatable)"},
-    {"emit", OPT_EMIT, required_argument, "KIND", CMD_COMPILE, "ast | tir | tir-spec | llvm | ptx (default ptx)"},
+    {"emit", OPT_EMIT, required_argument, "KIND", CMD_COMPILE,
+     "ast | tir | tir-spec | llvm | ptx (default) | c (NAME.c + NAME.h for -o NAME) | json (metadata)"},
     {"grid", OPT_GRID, required_argument, "X[,Y[,Z]]", CMD_RUN, "the programs to run (default 1)"},
     {"output", 'o', required_argument, "FILE", CMD_COMPILE | CMD_OPT, "write the output to FILE ('-': stdout, the default)"},
+    {"metadata", OPT_METADATA, required_argument, "FILE", CMD_COMPILE,
+     "also write the kernel's metadata (what --emit json prints) to FILE"},
     {"arch", OPT_ARCH, required_argument, "ARCH", CMD_COMPILE | CMD_OPT | CMD_AUTOTUNE,
      "sm_90a (default), sm_90 (also for 10.x and 12.x GPUs), sm_89, sm_86, sm_80, ..."},
     {"num-warps", OPT_NUM_WARPS, required_argument, "N", CMD_COMPILE | CMD_RUN, "warps per program: 1, 2, 4 (default), 8, 16, 32"},
@@ -148,6 +152,8 @@ static void print_help(FILE *out, unsigned cmd) {
 typedef struct Cli {
   unsigned cmd;
   const char *file, *out_path;
+  const char *metadata_path; /* --metadata */
+  enum { AOT_NONE, AOT_C, AOT_JSON } aot; /* --emit c / json: PTX compiled, then written as such */
   tlc_compile_options opt;
   tlc_constexpr_def *cdefs;
   int ncdefs;
@@ -257,6 +263,7 @@ static int take_option(Cli *c, int code, const char *arg) {
   }
   case OPT_TIME: c->time = true; break;
   case 'o': c->out_path = arg; break;
+  case OPT_METADATA: c->metadata_path = arg; break;
   case 'C': {
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg) return usage_error(c, "--constexpr expects NAME=VALUE, got '%s'", arg);
@@ -264,12 +271,14 @@ static int take_option(Cli *c, int code, const char *arg) {
     break;
   }
   case OPT_EMIT: {
-    static const char *const kinds[] = {"ast", "tir", "tir-spec", "llvm", "ptx"};
-    static const tlc_emit emits[] = {TLC_EMIT_AST, TLC_EMIT_TIR, TLC_EMIT_TIR_SPEC, TLC_EMIT_LLVM, TLC_EMIT_PTX};
+    static const char *const kinds[] = {"ast", "tir", "tir-spec", "llvm", "ptx", "c", "json"};
+    static const tlc_emit emits[] = {TLC_EMIT_AST, TLC_EMIT_TIR, TLC_EMIT_TIR_SPEC, TLC_EMIT_LLVM,
+                                     TLC_EMIT_PTX, TLC_EMIT_PTX, TLC_EMIT_PTX};
     size_t k = 0;
-    while (k < 5 && strcmp(kinds[k], arg)) k++;
-    if (k == 5) return usage_error(c, "unknown --emit kind '%s' (ast, tir, tir-spec, llvm, ptx)", arg);
+    while (k < 7 && strcmp(kinds[k], arg)) k++;
+    if (k == 7) return usage_error(c, "unknown --emit kind '%s' (ast, tir, tir-spec, llvm, ptx, c, json)", arg);
     c->opt.emit = emits[k];
+    c->aot = k == 5 ? AOT_C : k == 6 ? AOT_JSON : AOT_NONE;
     break;
   }
   case OPT_NUM_WARPS: case OPT_NUM_STAGES: case 'O': {
@@ -415,14 +424,53 @@ static void report(const Cli *c, const tlc_compile_result *res) {
   fprintf(stderr, "  %-14s %9.3f\n", "total", res->compile_ms);
 }
 
+/* --emit c: NAME.h and NAME.c for -o NAME (the header first, so that a
+ * failure leaves no source without its header). */
+static int write_c(Cli *c, const AotKernel *k) {
+  char prefix[128], why[512];
+  if (aot_prefix(c->out_path, prefix, sizeof prefix, why, sizeof why) != 0) {
+    cli_error(c, "%s", why);
+    return 1;
+  }
+  char *header, *src;
+  if (aot_emit_c(k, prefix, &header, &src, why, sizeof why) != 0) {
+    cli_error(c, "%s", why);
+    return 1;
+  }
+  size_t n = strlen(c->out_path);
+  const char *ext = strrchr(c->out_path, '.');
+  if (ext && (!strcmp(ext, ".c") || !strcmp(ext, ".h")) && !strchr(ext, '/')) n -= 2;
+  char *path = malloc(n + 3);
+  memcpy(path, c->out_path, n);
+  int rc = 0;
+  snprintf(path + n, 3, ".h");
+  rc = write_output(c, path, header);
+  snprintf(path + n, 3, ".c");
+  if (rc == 0) rc = write_output(c, path, src);
+  free(path);
+  free(header);
+  free(src);
+  return rc;
+}
+
 static int compile_main(Cli *c, const char *source) {
   c->opt.constexprs = c->cdefs;
   c->opt.nconstexprs = c->ncdefs;
+  const char *path = strcmp(c->file, "-") ? c->file : "<stdin>";
   tlc_compile_result res;
-  tlc_compile_status st = tlc_compile(strcmp(c->file, "-") ? c->file : "<stdin>", source, &c->opt, &res);
+  tlc_compile_status st = tlc_compile(path, source, &c->opt, &res);
   report(c, &res);
   int rc = exit_status(st);
-  if (st == TLC_COMPILE_OK && write_output(c, c->out_path, res.text) != 0) rc = 1;
+  AotKernel k = {path, source, &c->opt, &res};
+  char *meta = NULL;
+  if (st == TLC_COMPILE_OK && (c->aot == AOT_JSON || c->metadata_path) && !(meta = aot_metadata_json(&k))) {
+    cli_error(c, "out of memory writing the metadata");
+    rc = 1;
+  }
+  if (rc == 0 && c->aot == AOT_C) rc = write_c(c, &k);
+  else if (rc == 0 && write_output(c, c->out_path, c->aot == AOT_JSON ? meta : res.text) != 0) rc = 1;
+  if (rc == 0 && c->metadata_path && write_output(c, c->metadata_path, meta) != 0) rc = 1;
+  free(meta);
   tlc_compile_result_free(&res);
   return rc;
 }
@@ -518,6 +566,8 @@ static int run(Cli *c, int argc, char **argv) {
     return usage_error(c, "TLC_MATH_LIB=%s: expected auto (the default), libdevice or libclc",
                        getenv("TLC_MATH_LIB"));
   if (c->cmd != CMD_AUTOTUNE && (rc = check_options(c)) != 0) return rc;
+  if (c->aot == AOT_C && (!c->out_path || !strcmp(c->out_path, "-")))
+    return usage_error(c, "--emit c writes two files, NAME.c and NAME.h: give -o NAME");
   const char *err = NULL;
   char *source = slurp(c->file, &err);
   if (!source) {

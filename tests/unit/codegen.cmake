@@ -7,7 +7,10 @@ foreach(t test_codegen test_codegen_layout)
   add_executable(${t} ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c)
   target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR} ${LLVM_INCLUDE_DIR})
   target_compile_options(${t} PRIVATE ${TLC_WARNINGS})
-  target_link_libraries(${t} PRIVATE tlc m ${CMAKE_DL_LIBS})
+  # They call codegen's internals, which libtlc.so does not export (only
+  # tlc_*): the static archives and LLVM, linked here.
+  target_link_libraries(${t} PRIVATE tlc_codegen tlc_passes tlc_ir tlc_support ${LLVM_LINK} m ${CMAKE_DL_LIBS})
+  set_target_properties(${t} PROPERTIES LINKER_LANGUAGE CXX)
   add_test(NAME ${t} COMMAND ${t})
   set_tests_properties(${t} PROPERTIES LABELS cpu)
 endforeach()

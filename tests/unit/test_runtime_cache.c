@@ -2,13 +2,17 @@
  * entries round-trip through memory and disk; every single-byte change,
  * every truncation, a trailing byte, a key mismatch and well-checksummed
  * nonsense are all rejected; a rejected entry is rewritten; writes leave no
- * temporary files; the folder comes from the environment; the in-memory
- * table survives growth. */
+ * temporary files; the size bound evicts the least recently used files and
+ * stale temporary files go (rt_cache_tidy); the folder comes from the
+ * environment; the in-memory table survives growth. */
 #include <dirent.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime/cache.h"
@@ -218,6 +222,78 @@ static void test_disk(const char *root) {
   unlink(blocked);
 }
 
+/* A file of `bytes` bytes at dir/name whose modification time is `age`
+ * seconds before now. */
+static void make_aged(const char *dir, const char *name, size_t bytes, time_t now, time_t age) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "wb");
+  CHECK(f != NULL);
+  if (!f) return;
+  for (size_t i = 0; i < bytes; i++) fputc('x', f);
+  fclose(f);
+  struct timespec t[2] = {{now - age, 0}, {now - age, 0}};
+  CHECK(utimensat(AT_FDCWD, path, t, 0) == 0);
+}
+
+static bool exists_in(const char *dir, const char *name) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return access(path, F_OK) == 0;
+}
+
+/* The size bound evicts the least recently used entries first, a read hit
+ * counts as a use, stale temporary files go, fresh ones (a writer at work)
+ * and files that are not the cache's stay. */
+static void test_tidy(const char *root) {
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/tidy", root);
+  CHECK(rt_mkdir_p(dir) == 0);
+  time_t now = time(NULL);
+  make_aged(dir, "0000000000000001.tlc", 1000, now, 500);  /* oldest */
+  make_aged(dir, "0000000000000002.tlc", 1000, now, 400);
+  make_aged(dir, "tune-0000000000000003.json", 1000, now, 300);
+  make_aged(dir, "0000000000000004.tlc", 1000, now, 10);   /* newest */
+  make_aged(dir, "0000000000000005.tlc.tmp.123.0", 50, now, 2 * RT_CACHE_STALE_TMP_SECONDS); /* stale */
+  make_aged(dir, "0000000000000006.tlc.tmp.124.0", 50, now, 5);   /* a writer at work */
+  make_aged(dir, "notes.txt", 5000, now, 100000);                 /* not the cache's */
+  make_aged(dir, "tlc-failed-k-0123.ptx", 5000, now, 100000);     /* a repro file */
+  /* no bound: only the stale temporary file goes */
+  CHECK(rt_cache_tidy(dir, 0, now) == 1);
+  CHECK(!exists_in(dir, "0000000000000005.tlc.tmp.123.0"));
+  CHECK(exists_in(dir, "0000000000000006.tlc.tmp.124.0"));
+  /* entry 1 is read (a hit touches it), so entry 2 is now the oldest */
+  RtKernelMeta m = make_meta(), back;
+  CHECK(rt_cache_write(dir, 1, &m) == 0); /* a real entry under key 1, then aged again */
+  char p1[600];
+  snprintf(p1, sizeof p1, "%s/0000000000000001.tlc", dir);
+  struct timespec old[2] = {{now - 500, 0}, {now - 500, 0}};
+  CHECK(utimensat(AT_FDCWD, p1, old, 0) == 0);
+  CHECK(rt_cache_read(dir, 1, &back, NULL) == 0);
+  rt_meta_free(&back);
+  struct stat st;
+  CHECK(stat(p1, &st) == 0 && st.st_mtime >= now);
+  /* entries 1, 2, 4 and the choice 3 total entry 1's size + 3000 bytes (temporary files do not
+   * count); a bound of entry 1's size + 1500: the two least recently used, 2 and 3, go */
+  CHECK(stat(p1, &st) == 0);
+  CHECK(rt_cache_tidy(dir, (uint64_t)st.st_size + 1500, now) == 2);
+  CHECK(!exists_in(dir, "0000000000000002.tlc"));
+  CHECK(!exists_in(dir, "tune-0000000000000003.json"));
+  CHECK(exists_in(dir, "0000000000000001.tlc"));
+  CHECK(exists_in(dir, "0000000000000004.tlc"));
+  CHECK(exists_in(dir, "notes.txt") && exists_in(dir, "tlc-failed-k-0123.ptx"));
+  /* the variable: sizes with K, M, G; 0 = no bound; nonsense = the default */
+  setenv("TLC_CACHE_MAX_BYTES", "64M", 1);
+  CHECK(rt_cache_max_bytes_from_env() == 64ull << 20);
+  setenv("TLC_CACHE_MAX_BYTES", "0", 1);
+  CHECK(rt_cache_max_bytes_from_env() == 0);
+  setenv("TLC_CACHE_MAX_BYTES", "lots", 1);
+  CHECK(rt_cache_max_bytes_from_env() == RT_CACHE_DEFAULT_MAX_BYTES);
+  unsetenv("TLC_CACHE_MAX_BYTES");
+  CHECK(rt_cache_tidy("/nonexistent/tlc-cache", 0, now) == -1);
+  rt_meta_free(&m);
+}
+
 static void test_dir_from_env(void) {
   setenv("TLC_CACHE_DIR", "/some/where", 1);
   char *d = rt_cache_dir_from_env();
@@ -264,6 +340,7 @@ int main(void) {
   test_hash_and_key();
   test_encode_decode();
   test_disk(root);
+  test_tidy(root);
   test_dir_from_env();
   test_memory_table();
   char cmd[600];

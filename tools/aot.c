@@ -1,0 +1,250 @@
+/* aot.c — a compiled kernel as C source for a program's build (tlc compile
+ * --emit c -o NAME: NAME.h and NAME.c) and its metadata as JSON (--emit
+ * json, --metadata FILE).
+ *
+ * The generated source embeds the PTX and calls only the runtime's core
+ * (tlc_kernel_from_ptx, tlc_launch, tlc_kernel_unload), so a program that
+ * links it needs libtlc_runtime_core and a driver, never LLVM or the
+ * compiler.  The metadata is everything tlc_kernel_from_ptx needs, written
+ * with cJSON. */
+#include "tools/aot.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+/* ---- metadata ---------------------------------------------------------------------- */
+
+char *aot_metadata_json(const AotKernel *k) {
+  const tlc_compile_result *r = k->res;
+  const tlc_compile_options *o = k->opt;
+  cJSON *doc = cJSON_CreateObject();
+  if (!doc) return NULL;
+  cJSON_AddStringToObject(doc, "tlc_version", TLC_VERSION_STRING);
+  cJSON_AddStringToObject(doc, "source", k->file);
+  cJSON_AddStringToObject(doc, "kernel", o->kernel ? o->kernel : r->kernel_symbol);
+  cJSON_AddStringToObject(doc, "entry", r->kernel_symbol);
+  if (o->signature) cJSON_AddStringToObject(doc, "signature", o->signature);
+  else cJSON_AddNullToObject(doc, "signature");
+  cJSON_AddStringToObject(doc, "arch", o->arch);
+  cJSON_AddNumberToObject(doc, "num_warps", r->num_warps);
+  cJSON_AddNumberToObject(doc, "num_stages", o->num_stages);
+  cJSON_AddNumberToObject(doc, "shared_bytes", r->shared_bytes);
+  cJSON *params = cJSON_AddArrayToObject(doc, "params");
+  for (int i = 0; params && i < r->nparams; i++) {
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "name", r->params[i].name);
+    cJSON_AddStringToObject(p, "type", tlc_param_kind_name(r->params[i].kind));
+    cJSON_AddItemToArray(params, p);
+  }
+  cJSON *cx = cJSON_AddObjectToObject(doc, "constexprs");
+  for (int i = 0; cx && i < o->nconstexprs; i++)
+    cJSON_AddStringToObject(cx, o->constexprs[i].name, o->constexprs[i].value);
+  cJSON_AddNumberToObject(doc, "tensor_maps", r->ntma);
+  char hash[40];
+  snprintf(hash, sizeof hash, "%016llx", (unsigned long long)tlc_compile_fingerprint(k->source, o));
+  cJSON_AddStringToObject(doc, "hash", hash);
+  char *text = cJSON_Print(doc);
+  cJSON_Delete(doc);
+  if (!text) return NULL;
+  size_t n = strlen(text);
+  char *out = malloc(n + 2);
+  if (out) memcpy(out, text, n), out[n] = '\n', out[n + 1] = 0;
+  cJSON_free(text);
+  return out;
+}
+
+/* ---- names --------------------------------------------------------------------------- */
+
+static bool is_ident(const char *s) {
+  if (!*s || isdigit((unsigned char)*s)) return false;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && *s != '_') return false;
+  return true;
+}
+
+int aot_prefix(const char *base, char *buf, size_t len, char *why, size_t whylen) {
+  const char *slash = strrchr(base, '/');
+  const char *name = slash ? slash + 1 : base;
+  size_t n = strlen(name);
+  if (n > 2 && name[n - 2] == '.' && (name[n - 1] == 'c' || name[n - 1] == 'h')) n -= 2;
+  if (n == 0 || n >= len) {
+    snprintf(why, whylen, "--emit c: -o '%s' does not end in a name for the generated functions", base);
+    return -1;
+  }
+  memcpy(buf, name, n);
+  buf[n] = 0;
+  if (!is_ident(buf)) {
+    snprintf(why, whylen,
+             "--emit c: '%s' (from -o '%s') is not a C identifier; it prefixes the generated "
+             "functions (%s_launch), so use letters, digits and '_'", buf, base, buf);
+    return -1;
+  }
+  return 0;
+}
+
+/* A parameter's name as a C identifier that clashes with neither a keyword
+ * nor the launch function's own parameters: other characters become '_',
+ * a clash gets a trailing '_'. */
+static void c_param_name(const char *name, char *buf, size_t len) {
+  static const char *const reserved[] = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+      "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+      "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+      "volatile", "while", "bool", "true", "false", "stream", "gx", "gy", "gz", "args", "st"};
+  size_t n = 0;
+  for (const char *s = name; *s && n + 2 < len; s++) buf[n++] = isalnum((unsigned char)*s) ? *s : '_';
+  if (n == 0 || isdigit((unsigned char)buf[0])) buf[n++] = '_';
+  buf[n] = 0;
+  for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
+    if (!strcmp(buf, reserved[i]) && n + 1 < len) buf[n++] = '_', buf[n] = 0;
+}
+
+/* The C type a parameter of kind k is given in, and the tlc_arg maker that
+ * passes it (tlc_launch converts, keeping the value: docs/runtime.md). */
+static void c_type_of(tlc_param_kind k, const char **type, const char **maker) {
+  switch (k) {
+  case TLC_PARAM_PTR: *type = "tlc_devptr", *maker = "TLC_PTR"; return;
+  case TLC_PARAM_I1: *type = "bool", *maker = "TLC_I32"; return;
+  case TLC_PARAM_I8: *type = "int8_t", *maker = "TLC_I32"; return;
+  case TLC_PARAM_I16: *type = "int16_t", *maker = "TLC_I32"; return;
+  case TLC_PARAM_I32: *type = "int32_t", *maker = "TLC_I32"; return;
+  case TLC_PARAM_I64: *type = "int64_t", *maker = "TLC_I64"; return;
+  case TLC_PARAM_U8: *type = "uint8_t", *maker = "TLC_U32"; return;
+  case TLC_PARAM_U16: *type = "uint16_t", *maker = "TLC_U32"; return;
+  case TLC_PARAM_U32: *type = "uint32_t", *maker = "TLC_U32"; return;
+  case TLC_PARAM_U64: *type = "uint64_t", *maker = "TLC_U64"; return;
+  case TLC_PARAM_FP16: case TLC_PARAM_BF16: case TLC_PARAM_FP32: *type = "float", *maker = "TLC_F32"; return;
+  case TLC_PARAM_FP64: *type = "double", *maker = "TLC_F64"; return;
+  }
+  *type = "?", *maker = "?";
+}
+
+/* ---- the generated files ------------------------------------------------------------------ */
+
+/* `text` as C string literals, one per line of it. */
+static void put_c_string(FILE *f, const char *text) {
+  fputs("    \"", f);
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == '\n') fputs(p[1] ? "\\n\"\n    \"" : "\\n", f);
+    else if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+    else if (*p == '\t') fputs("\\t", f);
+    else if (*p < 32 || *p >= 127) fprintf(f, "\\%03o", *p);
+    else fputc(*p, f);
+  }
+  fputs("\"", f);
+}
+
+/* The launch function's parameter list after gz, with the C names. */
+static void put_params(FILE *f, const tlc_compile_result *r, bool decl) {
+  for (int i = 0; i < r->nparams; i++) {
+    const char *type, *maker;
+    char name[96];
+    c_type_of(r->params[i].kind, &type, &maker);
+    c_param_name(r->params[i].name, name, sizeof name);
+    if (decl) fprintf(f, ",\n    %s %s", type, name);
+    else fprintf(f, "%s%s(%s)", i ? ", " : "", maker, name);
+  }
+}
+
+static void put_banner(FILE *f, const AotKernel *k, const char *prefix, const char *what) {
+  const tlc_compile_options *o = k->opt;
+  fprintf(f, "/* %s.%s — generated by tlc %s (tlc compile --emit c); do not edit.\n", prefix, what,
+          TLC_VERSION_STRING);
+  fprintf(f, " * Kernel %s of %s, signature \"%s\", %s, num_warps %d, %d bytes of shared memory.\n",
+          k->res->kernel_symbol, k->file, o->signature ? o->signature : "", o->arch, k->res->num_warps,
+          k->res->shared_bytes);
+  fputs(" * Needs only the runtime's core (libtlc_runtime_core) and a CUDA driver. */\n", f);
+}
+
+int aot_emit_c(const AotKernel *k, const char *prefix, char **header, char **source, char *why,
+               size_t whylen) {
+  const tlc_compile_result *r = k->res;
+  *header = *source = NULL;
+  if (r->ntma > 0) {
+    snprintf(why, whylen,
+             "--emit c: kernel '%s' takes %d tensor map%s that the launcher builds from its arguments "
+             "(TMA copies on %s), which a kernel loaded from PTX cannot have; compile it for another "
+             "arch (--arch=sm_80) or load it with tlc_kernel_from_file",
+             r->kernel_symbol, r->ntma, r->ntma == 1 ? "" : "s", k->opt->arch);
+    return -1;
+  }
+  char guard[160];
+  size_t g = 0;
+  for (const char *s = prefix; *s && g + 3 < sizeof guard; s++) guard[g++] = (char)toupper((unsigned char)*s);
+  snprintf(guard + g, sizeof guard - g, "_H");
+
+  size_t hlen = 0, clen = 0;
+  FILE *h = open_memstream(header, &hlen), *c = h ? open_memstream(source, &clen) : NULL;
+  if (!h || !c) {
+    if (h) fclose(h), free(*header), *header = NULL;
+    snprintf(why, whylen, "--emit c: out of memory");
+    return -1;
+  }
+
+  put_banner(h, k, prefix, "h");
+  fprintf(h, "#ifndef %s\n#define %s\n\n#include <stdbool.h>\n#include <stdint.h>\n\n", guard, guard);
+  fputs("#include <tlc/tlc_runtime.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", h);
+  fprintf(h, "/* Load the kernel into rt (once: again after %s_unload, or to move it to\n"
+             " * another runtime).  TLC_OK, or the runtime's status with its message in\n"
+             " * tlc_runtime_error(rt); the CPU device (TLC_DEVICE=cpu) cannot run PTX:\n"
+             " * TLC_ERR_LOAD there. */\n"
+             "tlc_status %s_load(tlc_runtime *rt);\n\n", prefix, prefix);
+  fprintf(h, "/* Unload the kernel (a no-op when it is not loaded).  Call it before\n"
+             " * tlc_runtime_close of the runtime it was loaded into: closing unloads the\n"
+             " * kernel without telling this file, so %s_load would not load it again. */\n"
+             "void %s_unload(void);\n\n", prefix, prefix);
+  fprintf(h, "/* Launch the kernel on a grid of gx*gy*gz programs on `stream` (NULL: the\n"
+             " * default stream); asynchronous, as tlc_launch.  TLC_ERR_INVALID before\n"
+             " * %s_load. */\ntlc_status %s_launch(tlc_stream stream, unsigned gx, unsigned gy, unsigned gz",
+          prefix, prefix);
+  put_params(h, r, true);
+  fputs(");\n\n#ifdef __cplusplus\n}\n#endif\n#endif\n", h);
+
+  const char *slash = strrchr(prefix, '/');
+  put_banner(c, k, prefix, "c");
+  fprintf(c, "#include \"%s.h\"\n\n#include <stddef.h>\n\n", slash ? slash + 1 : prefix);
+  fprintf(c, "static const char %s_ptx[] =\n", prefix);
+  put_c_string(c, r->text);
+  fputs(";\n\n", c);
+  fprintf(c, "static const tlc_param_desc %s_params[] = {\n", prefix);
+  for (int i = 0; i < r->nparams; i++)
+    fprintf(c, "    {\"%s\", \"%s\"},\n", r->params[i].name, tlc_param_kind_name(r->params[i].kind));
+  if (r->nparams == 0) fputs("    {NULL, NULL},\n", c);
+  fputs("};\n\n", c);
+  fprintf(c, "static tlc_kernel *%s_kernel;    /* NULL: not loaded */\n", prefix);
+  fprintf(c, "static tlc_runtime *%s_runtime;  /* the runtime it is loaded into */\n\n", prefix);
+  fprintf(c, "tlc_status %s_load(tlc_runtime *rt) {\n"
+             "  if (%s_kernel && %s_runtime == rt) return TLC_OK;\n"
+             "  %s_unload();\n"
+             "  tlc_status st = tlc_kernel_from_ptx(rt, %s_ptx, \"%s\", %d, %d, %s_params, %d, &%s_kernel);\n"
+             "  if (st == TLC_OK) %s_runtime = rt;\n"
+             "  return st;\n}\n\n",
+          prefix, prefix, prefix, prefix, prefix, r->kernel_symbol, r->num_warps, r->shared_bytes, prefix,
+          r->nparams, prefix, prefix);
+  fprintf(c, "void %s_unload(void) {\n  if (%s_kernel) tlc_kernel_unload(%s_kernel);\n"
+             "  %s_kernel = NULL;\n  %s_runtime = NULL;\n}\n\n", prefix, prefix, prefix, prefix, prefix);
+  fprintf(c, "tlc_status %s_launch(tlc_stream stream, unsigned gx, unsigned gy, unsigned gz", prefix);
+  put_params(c, r, true);
+  fprintf(c, ") {\n  if (!%s_kernel) return TLC_ERR_INVALID;\n", prefix);
+  if (r->nparams) {
+    fputs("  const tlc_arg args[] = {", c);
+    put_params(c, r, false);
+    fprintf(c, "};\n  return tlc_launch(%s_kernel, gx, gy, gz, stream, args, %d);\n}\n", prefix, r->nparams);
+  } else {
+    fprintf(c, "  return tlc_launch(%s_kernel, gx, gy, gz, stream, NULL, 0);\n}\n", prefix);
+  }
+  bool bad = fclose(h) != 0;
+  bad |= fclose(c) != 0;
+  if (bad) {
+    free(*header), free(*source);
+    *header = *source = NULL;
+    snprintf(why, whylen, "--emit c: out of memory");
+    return -1;
+  }
+  return 0;
+}
