@@ -5,7 +5,7 @@
 # docs/development.md).  The GPU suite then runs scripts/gpu-suite.sh there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh build-gpu -DTLC_LLVM_STATIC=ON -DCMAKE_BUILD_TYPE=Release
+bash scripts/build.sh build-gpu -DTLC_LLVM_STATIC=ON -DTLC_EXPORT_ALL=ON -DCMAKE_BUILD_TYPE=Release
 find build-gpu -name '*.o' -delete
 # the build-time tool that trims libclc's bitcode (LLVM inside, 39 MB): its
 # output is embedded in libtlc.so, nothing on the GPU machine runs it

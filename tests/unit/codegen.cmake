@@ -8,9 +8,14 @@ foreach(t test_codegen test_codegen_layout)
   target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR} ${LLVM_INCLUDE_DIR})
   target_compile_options(${t} PRIVATE ${TLC_WARNINGS})
   # They call codegen's internals, which libtlc.so does not export (only
-  # tlc_*): the static archives and LLVM, linked here.
-  target_link_libraries(${t} PRIVATE tlc_codegen tlc_passes tlc_ir tlc_support ${LLVM_LINK} m ${CMAKE_DL_LIBS})
-  set_target_properties(${t} PROPERTIES LINKER_LANGUAGE CXX)
+  # tlc_*): the static archives and LLVM, linked here; with TLC_EXPORT_ALL
+  # (the GPU machine's build) libtlc.so, which then exports them.
+  if(TLC_EXPORT_ALL)
+    target_link_libraries(${t} PRIVATE tlc m ${CMAKE_DL_LIBS})
+  else()
+    target_link_libraries(${t} PRIVATE tlc_codegen tlc_passes tlc_ir tlc_support ${LLVM_LINK} m ${CMAKE_DL_LIBS})
+    set_target_properties(${t} PROPERTIES LINKER_LANGUAGE CXX)
+  endif()
   add_test(NAME ${t} COMMAND ${t})
   set_tests_properties(${t} PROPERTIES LABELS cpu)
 endforeach()
