@@ -114,9 +114,57 @@ static double rounded_op(MathFn f, int rm, bool dbl, double x, double y, double 
   return r;
 }
 
+/* The inverse error functions, in double (an fp32 result rounds it):
+ * Newton's method on erfc(x) = y, in log space below 0.5 (erfc's tail,
+ * where y itself may be tiny), from erfc's asymptote or the series of erf
+ * near zero.  erfinv(y) = erfcinv(1 - y), exact in double for |y| >= 0.5;
+ * below, Newton on erf(x) = y directly. */
+static double erf_newton(double y, bool complement) {
+  double x;
+  if (complement) {
+    double t = sqrt(-log(y));
+    x = t - (log(t) + 0.5 * log(M_PI)) / (2 * t);
+  } else {
+    x = y * sqrt(M_PI) / 2 * (1 + M_PI / 12 * y * y);
+  }
+  for (int i = 0; i < 60; i++) {
+    double dx;
+    if (complement) { /* f = log erfc(x) - log y, f' = -2/sqrt(pi) e^-x^2 / erfc(x) */
+      double e = erfc(x);
+      dx = (log(e) - log(y)) * e / (2 / sqrt(M_PI) * exp(-x * x));
+    } else {
+      dx = -(erf(x) - y) / (2 / sqrt(M_PI) * exp(-x * x));
+    }
+    x += dx;
+    if (!(fabs(dx) > 1e-17 * fabs(x))) break;
+  }
+  return x;
+}
+
+static double erfcinv_d(double y) {
+  if (isnan(y) || y < 0 || y > 2) return NAN;
+  if (y == 0) return INFINITY;
+  if (y == 2) return -INFINITY;
+  if (y > 1) return -erfcinv_d(2 - y);
+  if (y >= 0.5) return erf_newton(1 - y, false);
+  return erf_newton(y, true);
+}
+
+static double erfinv_d(double y) {
+  if (isnan(y) || fabs(y) > 1) return NAN;
+  if (fabs(y) == 1) return copysign(INFINITY, y);
+  if (fabs(y) >= 0.5) return copysign(erfcinv_d(1 - fabs(y)), y);
+  return erf_newton(y, false);
+}
+
 /* A MK_FLOAT / MK_FLOAT_INT function; *ok false when not supported. */
 static double float_fn(MathFn f, bool dbl, double x, double y, double z, bool *ok) {
   if (f >= MF_ADD_RN && f <= MF_FMA_RU) return rounded_op(f, (f - MF_ADD_RN) % 4, dbl, x, y, z);
+  if (f == MF_ERFINV || f == MF_ERFCINV || f == MF_NORMCDFINV) {
+    double v = dbl ? x : (double)(float)x;
+    double r = f == MF_ERFINV ? erfinv_d(v) : f == MF_ERFCINV ? erfcinv_d(v) : -M_SQRT2 * erfcinv_d(2 * v);
+    return dbl ? r : (double)(float)r;
+  }
   if (dbl) {
     switch (f) {
     case MF_ACOS: return acos(x);

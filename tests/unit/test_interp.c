@@ -12,9 +12,12 @@
  *   dot       fp32 "ieee": bit for bit fmaf in k order; int8 exact
  *   atomics   atomic_add counts, atomic_max
  *   random    tl.rand / tl.randint against Philox-4x32-10 written here
- *   unary     exp, log, sqrt, sigmoid within 4 ulp of libm */
+ *   unary     exp, log, sqrt, sigmoid within 4 ulp of libm
+ *   inverse   libdevice.erfinv, erfcinv, normcdfinv (fp32 and fp64): erf,
+ *             erfc of the result give the input back (libm, double) */
 #include "runtime/tlc_runtime.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -361,6 +364,69 @@ static void test_unary(void) {
   tlc_free(rt, dx), tlc_free(rt, dy);
 }
 
+/* x = erfinv(y) is right when erf(x) is y to within what one ulp of x
+ * moves erf by (its slope 2/sqrt(pi) e^-x^2 times the ulp) and fp rounding. */
+static double inverse_err(double x, double y, double back, double ulp_x, double slope) {
+  return fabs(back - y) / (fabs(slope) * ulp_x + 4 * DBL_EPSILON * fabs(y) + 1e-300);
+}
+
+static void test_inverse_erf(void) {
+  static const char *types[2] = {"fp32", "fp64"};
+  for (int t = 0; t < 2; t++) {
+    char sig[64];
+    snprintf(sig, sizeof sig, "*%s,*%s,256", types[t], types[t]);
+    static const char *src = "import triton\nimport triton.language as tl\n"
+                             "from triton.language.extra import libdevice\n\n"
+                             "@triton.jit\n"
+                             "def inv(x_ptr, y_ptr, BLOCK: tl.constexpr):\n"
+                             "    o = tl.arange(0, BLOCK)\n"
+                             "    x = tl.load(x_ptr + o)\n"
+                             "    tl.store(y_ptr + o * 3 + 0, libdevice.erfinv(x * 2 - 1))\n"
+                             "    tl.store(y_ptr + o * 3 + 1, libdevice.erfcinv(x * 2))\n"
+                             "    tl.store(y_ptr + o * 3 + 2, libdevice.normcdfinv(x))\n";
+    tlc_kernel *k = NULL;
+    tlc_status st = tlc_kernel_from_source(rt, src, "inv.tile", "inv", sig, NULL, &k);
+    CHECK(st == TLC_OK, "inv: %s", tlc_runtime_error(rt));
+    if (!k) return;
+    enum { N = 256 };
+    double xd[N], yd[3 * N];
+    float xf[N], yf[3 * N];
+    for (int i = 0; i < N; i++) { /* p in (0, 1), down to 1e-30 at the ends */
+      double p = i < 16 ? pow(10.0, -2.0 * (i + 1)) : (double)rndf(0.001f, 0.999f);
+      if (i >= 8 && i < 16) p = 1 - pow(10.0, -(double)(i - 7)); /* near 1 */
+      xd[i] = p, xf[i] = (float)p;
+    }
+    bool dbl = t == 1;
+    tlc_devptr dx = dev(dbl ? (void *)xd : (void *)xf, dbl ? sizeof xd : sizeof xf);
+    tlc_devptr dy = dev(NULL, dbl ? sizeof yd : sizeof yf);
+    tlc_arg args[] = {TLC_PTR(dx), TLC_PTR(dy)};
+    OK(rt, tlc_launch(k, 1, 1, 1, NULL, args, 2));
+    if (dbl) get(yd, dy, sizeof yd);
+    else {
+      get(yf, dy, sizeof yf);
+      for (int i = 0; i < 3 * N; i++) yd[i] = yf[i];
+    }
+    double worst = 0;
+    for (int i = 0; i < N; i++) {
+      double p = dbl ? xd[i] : xf[i];
+      double y1 = dbl ? 2 * p - 1 : (double)(float)(xf[i] * 2 - 1), y2 = dbl ? 2 * p : (double)(xf[i] * 2);
+      double r[3] = {yd[3 * i], yd[3 * i + 1], yd[3 * i + 2]};
+      for (int j = 0; j < 3; j++) {
+        double ulp = dbl ? nextafter(fabs(r[j]), INFINITY) - fabs(r[j]) : nextafterf((float)fabs(r[j]), INFINITY) - (float)fabs(r[j]);
+        double xr = j == 2 ? r[j] / -M_SQRT2 : r[j], u = j == 2 ? ulp / M_SQRT2 : ulp;
+        double slope = 2 / sqrt(M_PI) * exp(-xr * xr);
+        double e = j == 0 ? inverse_err(xr, y1, erf(xr), u, slope)
+                          : inverse_err(xr, j == 1 ? y2 : 2 * p, erfc(xr), u, slope);
+        if (!isfinite(r[j]) && y1 > -1 && y1 < 1) e = INFINITY;
+        worst = fmax(worst, e);
+      }
+    }
+    CHECK(worst <= 2, "%s erfinv, erfcinv, normcdfinv: erf/erfc of the result within 2 of the result's ulps: %.2f",
+          types[t], worst);
+    tlc_free(rt, dx), tlc_free(rt, dy);
+  }
+}
+
 int main(void) {
   tlc_status st = tlc_runtime_open(TLC_DEVICE_CPU, &rt);
   CHECK(st == TLC_OK, "tlc_runtime_open(TLC_DEVICE_CPU): %s", tlc_runtime_error(rt));
@@ -373,6 +439,7 @@ int main(void) {
   test_dot_and_atomics();
   test_random();
   test_unary();
+  test_inverse_erf();
   tlc_runtime_close(rt);
   return test_summary("test_interp");
 }
