@@ -45,8 +45,8 @@ char *aot_metadata_json(const AotKernel *k) {
   for (int i = 0; cx && i < o->nconstexprs; i++)
     cJSON_AddStringToObject(cx, o->constexprs[i].name, o->constexprs[i].value);
   cJSON_AddNumberToObject(doc, "tensor_maps", r->ntma);
-  char hash[40];
-  snprintf(hash, sizeof hash, "%016llx", (unsigned long long)tlc_compile_fingerprint(k->source, o));
+  char hash[33];
+  tlc_compile_fingerprint(k->source, o, hash);
   cJSON_AddStringToObject(doc, "hash", hash);
   char *text = cJSON_Print(doc);
   cJSON_Delete(doc);
