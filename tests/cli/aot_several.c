@@ -7,34 +7,13 @@
  * only when every check held; each failure is printed. */
 #include "pair.h"
 
-#include <dlfcn.h>
-#include <stdio.h>
 #include <string.h>
-#include <stdlib.h>
 
-#include "test_runtime_fakecuda.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                          \
-  do {                                            \
-    if (!(cond)) {                                \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);                        \
-      putchar('\n');                              \
-      failures++;                                 \
-    }                                             \
-  } while (0)
+#include "fakecuda_program.h"
 
 int main(void) {
-  const char *drv = getenv("TLC_CUDA_DRIVER");
-  void *h = drv ? dlopen(drv, RTLD_NOW) : NULL;
-  fake_cuda_state_fn state = h ? (fake_cuda_state_fn)dlsym(h, "fake_cuda_state") : NULL;
-  if (!state) {
-    printf("FAIL: TLC_CUDA_DRIVER must name the fake driver (%s)\n", drv ? drv : "unset");
-    return 1;
-  }
-  FakeCudaState *fs = state();
+  FakeCudaState *fs = fake_state_from_env();
+  if (!fs) return 1;
   tlc_runtime *rt;
   tlc_status st = tlc_runtime_open(0, &rt);
   CHECK(st == TLC_OK, "tlc_runtime_open: %s", tlc_status_name(st));
@@ -75,6 +54,5 @@ int main(void) {
   CHECK(fs->live_modules == modules, "pair_unload left %d modules", fs->live_modules - modules);
   CHECK(pair_scale_kernel_launch(NULL, 1, 1, 1, a, c, 1.0f, 1) == TLC_ERR_INVALID, "a launch after pair_unload");
   tlc_runtime_close(rt);
-  printf("%s: %d failure%s\n", failures ? "FAIL" : "PASS", failures, failures == 1 ? "" : "s");
-  return failures != 0;
+  return fake_verdict();
 }
