@@ -489,12 +489,14 @@ uint64_t rt_cache_max_bytes_from_env(void) {
   return (uint64_t)v * unit;
 }
 
-/* A file this cache writes: an entry, an autotune choice, or a temporary
- * file of either (NAME.tmp.PID.N, NAME.tmpPID).  Nothing else in the folder
- * is touched. */
+/* A file this cache writes: an entry (an older format's too, so that the
+ * size bound evicts what is never read again), an autotune choice, or a
+ * temporary file of either (NAME.tmp.PID.N, NAME.tmpPID).  Nothing else in
+ * the folder is touched. */
 static int rt_cache_file_kind(const char *name) {
   const char *tmp = strstr(name, ".tmp");
-  bool ours = (strlen(name) > 4 && !strncmp(name, "tune-", 5)) || strspn(name, "0123456789abcdef") == 32;
+  size_t hex = strspn(name, "0123456789abcdef"); /* 32 digits; 16: an entry of format 3 or older */
+  bool ours = (strlen(name) > 4 && !strncmp(name, "tune-", 5)) || hex == 32 || hex == 16;
   if (!ours) return 0;
   if (tmp) return 2;
   size_t n = strlen(name);

@@ -283,6 +283,7 @@ static void test_tidy(const char *root) {
   make_aged(dir, "00000000000000000000000000000005.tlc.tmp.123.0", 50, now, 2 * RT_CACHE_STALE_TMP_SECONDS); /* stale */
   make_aged(dir, "00000000000000000000000000000006.tlc.tmp.124.0", 50, now, 5);   /* a writer at work */
   make_aged(dir, "notes.txt", 5000, now, 100000);                 /* not the cache's */
+  make_aged(dir, "00000000000000ff.tlc", 10, now, 200000);        /* format 3's name: the cache's, oldest */
   make_aged(dir, "tlc-failed-k-0123.ptx", 5000, now, 100000);     /* a repro file */
   /* no bound: only the stale temporary file goes */
   CHECK(rt_cache_tidy(dir, 0, now) == 1);
@@ -300,9 +301,11 @@ static void test_tidy(const char *root) {
   struct stat st;
   CHECK(stat(p1, &st) == 0 && st.st_mtime >= now);
   /* entries 1, 2, 4 and the choice 3 total entry 1's size + 3000 bytes (temporary files do not
-   * count); a bound of entry 1's size + 1500: the two least recently used, 2 and 3, go */
+   * count) and the old format's 10 bytes; a bound of entry 1's size + 1500: the three least
+   * recently used, the old entry, 2 and 3, go */
   CHECK(stat(p1, &st) == 0);
-  CHECK(rt_cache_tidy(dir, (uint64_t)st.st_size + 1500, now) == 2);
+  CHECK(rt_cache_tidy(dir, (uint64_t)st.st_size + 1500, now) == 3);
+  CHECK(!exists_in(dir, "00000000000000ff.tlc"));
   CHECK(!exists_in(dir, "00000000000000000000000000000002.tlc"));
   CHECK(!exists_in(dir, "tune-00000000000000000000000000000003.json"));
   CHECK(exists_in(dir, "00000000000000000000000000000001.tlc"));
