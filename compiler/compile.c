@@ -342,32 +342,40 @@ void tlc_compile_result_free(tlc_compile_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *opt_in) {
+/* A string field: its length, a colon and its bytes (unambiguous whatever
+ * it holds, newlines included); "-" for none. */
+static void request_str(StrBuf *sb, const char *field, const char *s) {
+  if (s) sb_printf(sb, "%s %zu:%s\n", field, strlen(s), s);
+  else sb_printf(sb, "%s -\n", field);
+}
+
+char *tlc_compile_request(const char *source, const tlc_compile_options *opt_in) {
   tlc_compile_options o = compiler_resolve_options(opt_in);
   const tlc_compile_options *opt = &o;
-  uint64_t h = hash_bytes(TLC_VERSION_STRING, strlen(TLC_VERSION_STRING), 0);
-  h = hash_bytes(source, strlen(source), h);
-#define MIX_STR(s) h = hash_bytes((s) ? (s) : "\x01", (s) ? strlen(s) + 1 : 1, h)
-#define MIX_INT(v) do { long long _v = (v); h = hash_bytes(&_v, sizeof _v, h); } while (0)
-  MIX_STR(opt->kernel);
-  MIX_STR(opt->signature);
-  MIX_INT(opt->nconstexprs);
+  StrBuf sb;
+  sb_init(&sb);
+  char digest[33];
+  hash128_hex(hash128(source, strlen(source)), digest);
+  sb_printf(&sb, "tlc %s\nsource xxh3-128 %s\n", TLC_VERSION_STRING, digest);
+  request_str(&sb, "kernel", opt->kernel);
+  request_str(&sb, "signature", opt->signature);
   for (int i = 0; i < opt->nconstexprs; i++) {
-    MIX_STR(opt->constexprs[i].name);
-    MIX_STR(opt->constexprs[i].value);
+    request_str(&sb, "constexpr", opt->constexprs[i].name);
+    request_str(&sb, "value", opt->constexprs[i].value);
   }
-  MIX_STR(opt->arch);
-  MIX_INT(opt->num_warps);
-  MIX_INT(opt->num_stages);
-  MIX_INT(opt->emit);
-  MIX_INT(opt->opt_level);
-  MIX_INT(opt->debug);
-  MIX_INT(opt->warp_specialize);
-  MIX_INT(opt->math_lib);
-  if (opt->math_lib == TLC_MATH_LIBDEVICE) MIX_INT((long long)cg_libdevice_identity(opt->libdevice));
-  return h;
-#undef MIX_STR
-#undef MIX_INT
+  request_str(&sb, "arch", opt->arch);
+  sb_printf(&sb, "num_warps %d\nnum_stages %d\nemit %d\nopt_level %d\ndebug %d\nwarp_specialize %d\nmath_lib %d\n",
+            opt->num_warps, opt->num_stages, (int)opt->emit, opt->opt_level, opt->debug, opt->warp_specialize,
+            (int)opt->math_lib);
+  if (opt->math_lib == TLC_MATH_LIBDEVICE)
+    sb_printf(&sb, "libdevice %016llx\n", (unsigned long long)cg_libdevice_identity(opt->libdevice));
+  return sb_take(&sb);
+}
+
+void tlc_compile_fingerprint(const char *source, const tlc_compile_options *opt, char hex[33]) {
+  char *req = tlc_compile_request(source, opt);
+  hash128_hex(hash128(req, strlen(req)), hex);
+  free(req);
 }
 
 /* ---- autotune decorators ---------------------------------------------------- */

@@ -192,11 +192,17 @@ tlc_compile_status tlc_autotune_info_for(const char *path, const char *source, c
                                          const tlc_constexpr_def *args, int nargs, tlc_tune_info *out);
 void tlc_tune_info_free(tlc_tune_info *info);
 
-/* A stable 64-bit fingerprint of everything that determines the output of
- * tlc_compile (version, source, options; with TLC_MATH_LIBDEVICE the
+/* The request: a text naming everything that determines the output of
+ * tlc_compile (the tlc version, the XXH3-128 digest of the source, kernel,
+ * signature, constexprs, arch, warps, stages, emit, optimisation level,
+ * debug, warp specialization, math library; with TLC_MATH_LIBDEVICE the
  * identity of the libdevice file it would link: path, size, modification
- * time); the runtime's cache key. */
-uint64_t tlc_compile_fingerprint(const char *source, const tlc_compile_options *opt);
+ * time), defaults resolved to their values.  One field a line, strings as
+ * LENGTH:BYTES.  malloc'd; the runtime's cache stores it in each entry and
+ * compares it on read. */
+char *tlc_compile_request(const char *source, const tlc_compile_options *opt);
+/* Its fingerprint: XXH3-128 of the request, as 32 hex digits and a NUL. */
+void tlc_compile_fingerprint(const char *source, const tlc_compile_options *opt, char hex[33]);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
  * decorator, time each on the caller's arguments, keep the fastest per key.
  *
  * The decorator is read by the compiler (tlc_autotune_info); this file owns
- * the trials, the key (the cache's hash, rt_hash64, of the source, kernel,
+ * the trials, the key (the cache's hash, XXH3-128, of the source, kernel,
  * signature, options and the values of the key arguments), the in-memory
  * table of choices and the disk record of each choice (<cache
  * dir>/tune-<key>.json, JSON through cJSON, holding the key, the chosen
@@ -29,7 +29,7 @@
 #include <cjson/cJSON.h>
 
 #include "compiler/tlc_compiler.h" /* tlc_autotune_info */
-#include "runtime/cache.h"         /* rt_hash64, atomic writes, the size bound */
+#include "runtime/cache.h"         /* rt_hash128, atomic writes, the size bound */
 
 enum { TRIAL_REPS = 7 };
 
@@ -56,9 +56,14 @@ int tlc_kernel_tuned_config(const tlc_kernel *k) {
 
 static bool print_tuning(void);
 
-/* The choice's key, chained through the cache's one hash (rt_hash64, XXH3). */
-static uint64_t mix(uint64_t h, const void *p, size_t n) { return rt_hash64(p, n, h); }
-static uint64_t mix_str(uint64_t h, const char *s) { return mix(h, s ? s : "", s ? strlen(s) + 1 : 1); }
+/* The choice's key is the cache's one hash (rt_hash128, XXH3-128) of its
+ * parts, each written with its length so no two lists of parts read alike. */
+static void mix(FILE *f, const void *p, size_t n) {
+  uint64_t len = n;
+  fwrite(&len, sizeof len, 1, f);
+  fwrite(p, 1, n, f);
+}
+static void mix_str(FILE *f, const char *s) { mix(f, s ? s : "", s ? strlen(s) + 1 : 0); }
 
 static void config_text(const tlc_tune_config *c, char *buf, size_t cap) {
   size_t len = 0;
@@ -95,14 +100,13 @@ static bool param_is(const tlc_kernel *k, int i, const char *name) {
 
 /* The key arguments' values, for the choice's key; args are per parameter
  * (descriptors expanded). */
-static uint64_t key_values(uint64_t h, const tlc_kernel *k, const tlc_tune_info *info, const tlc_arg *args) {
+static void key_values(FILE *f, const tlc_kernel *k, const tlc_tune_info *info, const tlc_arg *args) {
   for (int i = 0; i < info->nkeys; i++) {
-    h = mix_str(h, info->keys[i]);
+    mix_str(f, info->keys[i]);
     for (int p = 0; p < k->meta.nparams; p++)
-      if (param_is(k, p, info->keys[i])) h = mix(h, &args[p].v, sizeof args[p].v);
+      if (param_is(k, p, info->keys[i])) mix(f, &args[p].v, sizeof args[p].v);
     /* a key given as a constexpr is part of the signature or the options */
   }
-  return h;
 }
 
 /* The index of reset_to_zero name's pointer parameter (a descriptor's base
@@ -211,7 +215,7 @@ done:
   free(defs), free(text), free(names);
 }
 
-static tlc_status remember(tlc_runtime *rt, uint64_t key, tlc_kernel *k, int config) {
+static tlc_status remember(tlc_runtime *rt, RtKey key, tlc_kernel *k, int config) {
   struct RtTuned *t = calloc(1, sizeof *t);
   if (!t) return rt_fail(rt, TLC_ERR_INVALID, "out of host memory");
   t->key = key, t->k = k, t->config = config;
@@ -222,16 +226,18 @@ static tlc_status remember(tlc_runtime *rt, uint64_t key, tlc_kernel *k, int con
   return TLC_OK;
 }
 
-static void disk_path(const tlc_runtime *rt, uint64_t key, char *buf, size_t cap) {
-  snprintf(buf, cap, "%s/tune-%016" PRIx64 ".json", rt->cache.dir, key);
+static void disk_path(const tlc_runtime *rt, RtKey key, char *buf, size_t cap) {
+  char hex[33];
+  rt_key_hex(key, hex);
+  snprintf(buf, cap, "%s/tune-%s.json", rt->cache.dir, hex);
 }
 
 /* The config index the disk remembers for key, when the file is the choice
- * for this key and its config's text still matches: {"key": "<16 hex>",
+ * for this key and its config's text still matches: {"key": "<32 hex>",
  * "config": N, "text": "BLOCK=64 ... num_warps=4 num_stages=3"} (cJSON). */
-static int disk_read(const tlc_runtime *rt, uint64_t key, const tlc_tune_info *info) {
+static int disk_read(const tlc_runtime *rt, RtKey key, const tlc_tune_info *info) {
   if (!rt->cache.dir) return -1;
-  char path[4096], want[1024], hex[20];
+  char path[4096], want[1024], hex[33];
   disk_path(rt, key, path, sizeof path);
   const char *err;
   char *text = rt_read_text_file(path, &err);
@@ -241,7 +247,7 @@ static int disk_read(const tlc_runtime *rt, uint64_t key, const tlc_tune_info *i
   const cJSON *k = cJSON_GetObjectItemCaseSensitive(doc, "key");
   const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "config");
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc, "text");
-  snprintf(hex, sizeof hex, "%016" PRIx64, key);
+  rt_key_hex(key, hex);
   int idx = -1;
   if (cJSON_IsString(k) && !strcmp(k->valuestring, hex) && cJSON_IsNumber(c) && cJSON_IsString(t) &&
       c->valuedouble >= 0 && c->valuedouble < info->nconfigs && c->valuedouble == (double)c->valueint) {
@@ -253,12 +259,12 @@ static int disk_read(const tlc_runtime *rt, uint64_t key, const tlc_tune_info *i
   return idx;
 }
 
-static void disk_write(const tlc_runtime *rt, uint64_t key, const tlc_tune_info *info, int idx) {
+static void disk_write(const tlc_runtime *rt, RtKey key, const tlc_tune_info *info, int idx) {
   if (!rt->cache.dir || rt_mkdir_p(rt->cache.dir) != 0) return;
-  char path[4096], text[1024], hex[20];
+  char path[4096], text[1024], hex[33];
   disk_path(rt, key, path, sizeof path);
   config_text(&info->configs[idx], text, sizeof text);
-  snprintf(hex, sizeof hex, "%016" PRIx64, key);
+  rt_key_hex(key, hex);
   cJSON *doc = cJSON_CreateObject();
   cJSON_AddStringToObject(doc, "key", hex);
   cJSON_AddNumberToObject(doc, "config", idx);
@@ -309,10 +315,6 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
     st = tlc_kernel_from_source(rt, source, path, name, signature, opt, out);
     goto done;
   }
-  /* the key: everything that selects the kernel, then the key arguments */
-  uint64_t h = 0;
-  h = mix_str(h, source), h = mix_str(h, name), h = mix_str(h, signature), h = mix_str(h, rt->arch);
-  for (int i = 0; opt && i < opt->nconstexprs; i++) h = mix_str(h, opt->constexprs[i]);
   const char *cx[96];
   char store[64][160];
   tlc_kernel *first = NULL;
@@ -347,10 +349,29 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
     }
     pargs = expanded;
   }
-  uint64_t key = key_values(h, first, &info, pargs);
+  /* the key: everything that selects the kernel, then the key arguments */
+  char *parts = NULL;
+  size_t nparts = 0;
+  FILE *kf = open_memstream(&parts, &nparts);
+  if (!kf) {
+    st = rt_fail(rt, TLC_ERR_INVALID, "out of host memory");
+    free(first_msg);
+    goto done;
+  }
+  mix_str(kf, source), mix_str(kf, name), mix_str(kf, signature), mix_str(kf, rt->arch);
+  for (int i = 0; opt && i < opt->nconstexprs; i++) mix_str(kf, opt->constexprs[i]);
+  key_values(kf, first, &info, pargs);
+  bool kf_bad = fclose(kf) != 0;
+  RtKey key = rt_hash128(parts, nparts);
+  free(parts);
+  if (kf_bad) {
+    st = rt_fail(rt, TLC_ERR_INVALID, "out of host memory");
+    free(first_msg);
+    goto done;
+  }
   pthread_mutex_lock(&rt->lock);
   for (struct RtTuned *t = rt->tuned; t; t = t->next)
-    if (t->key == key) *out = t->k;
+    if (rt_key_eq(t->key, key)) *out = t->k;
   pthread_mutex_unlock(&rt->lock);
   if (*out) {
     free(first_msg);

@@ -30,14 +30,21 @@ uint64_t rt_hash64(const void *data, size_t len, uint64_t seed) {
   return XXH3_64bits_withSeed(data, len, seed);
 }
 
-uint64_t rt_cache_key(const RtCache *c, uint64_t fingerprint) {
-  unsigned char b[16];
-  for (int i = 0; i < 8; i++) {
-    b[i] = (unsigned char)(fingerprint >> (8 * i));
-    b[8 + i] = (unsigned char)(c->salt >> (8 * i));
-  }
-  uint64_t k = rt_hash64(b, sizeof b, 0);
-  return k ? k : 1; /* 0 marks a free slot in the table */
+RtKey rt_hash128(const void *data, size_t len) {
+  XXH128_hash_t h = XXH3_128bits(data, len);
+  return (RtKey){h.low64, h.high64};
+}
+
+void rt_key_hex(RtKey key, char out[33]) {
+  snprintf(out, 33, "%016llx%016llx", (unsigned long long)key.hi, (unsigned long long)key.lo);
+}
+
+static int rt_key_free(RtKey k) { return !k.lo && !k.hi; }
+
+RtKey rt_cache_key(const char *request) {
+  RtKey k = rt_hash128(request, strlen(request));
+  if (rt_key_free(k)) k.lo = 1; /* all zero marks a free slot in the table */
+  return k;
 }
 
 /* ---- location --------------------------------------------------------------------- */
@@ -70,27 +77,26 @@ void rt_cache_free(RtCache *c) {
 
 /* ---- in-memory table ------------------------------------------------------------- */
 
-tlc_kernel *rt_cache_get(const RtCache *c, uint64_t key) {
-  if (!c->cap || !key) return NULL;
-  for (size_t i = key & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
-    if (c->keys[i] == key) return c->vals[i];
-    if (c->keys[i] == 0) return NULL;
+tlc_kernel *rt_cache_get(const RtCache *c, RtKey key) {
+  if (!c->cap || rt_key_free(key)) return NULL;
+  for (size_t i = key.lo & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
+    if (rt_key_eq(c->keys[i], key)) return c->vals[i];
+    if (rt_key_free(c->keys[i])) return NULL;
   }
 }
 
-static void rt_cache_insert_slot(uint64_t *keys, tlc_kernel **vals, size_t cap, uint64_t key,
-                                 tlc_kernel *k) {
-  size_t i = key & (cap - 1);
-  while (keys[i] && keys[i] != key) i = (i + 1) & (cap - 1);
+static void rt_cache_insert_slot(RtKey *keys, tlc_kernel **vals, size_t cap, RtKey key, tlc_kernel *k) {
+  size_t i = key.lo & (cap - 1);
+  while (!rt_key_free(keys[i]) && !rt_key_eq(keys[i], key)) i = (i + 1) & (cap - 1);
   keys[i] = key;
   vals[i] = k;
 }
 
-int rt_cache_put(RtCache *c, uint64_t key, tlc_kernel *k) {
-  if (!key) return -1;
+int rt_cache_put(RtCache *c, RtKey key, tlc_kernel *k) {
+  if (rt_key_free(key)) return -1;
   if ((c->count + 1) * 2 > c->cap) { /* keep the load under one half */
     size_t cap = c->cap ? c->cap * 2 : 16;
-    uint64_t *keys = calloc(cap, sizeof *keys);
+    RtKey *keys = calloc(cap, sizeof *keys);
     tlc_kernel **vals = calloc(cap, sizeof *vals);
     if (!keys || !vals) {
       free(keys);
@@ -98,7 +104,7 @@ int rt_cache_put(RtCache *c, uint64_t key, tlc_kernel *k) {
       return -1;
     }
     for (size_t i = 0; i < c->cap; i++)
-      if (c->keys[i]) rt_cache_insert_slot(keys, vals, cap, c->keys[i], c->vals[i]);
+      if (!rt_key_free(c->keys[i])) rt_cache_insert_slot(keys, vals, cap, c->keys[i], c->vals[i]);
     free(c->keys);
     free(c->vals);
     c->keys = keys;
@@ -157,14 +163,18 @@ static void rt_put_u64_at(unsigned char *p, uint64_t v) {
   for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 
-int rt_cache_encode(uint64_t key, const RtKernelMeta *m, unsigned char **out, size_t *len) {
+int rt_cache_encode(RtKey key, const char *request, const RtKernelMeta *m, unsigned char **out,
+                    size_t *len) {
+  if (strlen(request) > RT_CACHE_MAX_REQUEST) return -1;
   RtBuf b = {0};
   rt_buf_put(&b, RT_CACHE_MAGIC, 8);
   rt_buf_u32(&b, RT_CACHE_VERSION);
   rt_buf_u32(&b, RT_CACHE_HEADER_SIZE);
-  rt_buf_u64(&b, key);
+  rt_buf_u64(&b, key.lo);
+  rt_buf_u64(&b, key.hi);
   rt_buf_u64(&b, 0); /* payload length and checksum, patched below */
   rt_buf_u64(&b, 0);
+  rt_buf_str(&b, request);
   rt_buf_u32(&b, (uint32_t)m->num_warps);
   rt_buf_u32(&b, (uint32_t)m->shared_bytes);
   rt_buf_u32(&b, (uint32_t)m->nparams);
@@ -192,8 +202,8 @@ int rt_cache_encode(uint64_t key, const RtKernelMeta *m, unsigned char **out, si
     return -1;
   }
   size_t payload = b.len - RT_CACHE_HEADER_SIZE;
-  rt_put_u64_at(b.data + 24, payload);
-  rt_put_u64_at(b.data + 32, rt_hash64(b.data + RT_CACHE_HEADER_SIZE, payload, 0));
+  rt_put_u64_at(b.data + 32, payload);
+  rt_put_u64_at(b.data + 40, rt_hash64(b.data + RT_CACHE_HEADER_SIZE, payload, 0));
   *out = b.data;
   *len = b.len;
   return 0;
@@ -271,17 +281,19 @@ static int rt_reject(RtKernelMeta *m, const char **why, const char *reason) {
   return -1;
 }
 
-int rt_cache_decode(const unsigned char *buf, size_t len, uint64_t key, RtKernelMeta *m,
-                    const char **why) {
+int rt_cache_decode(const unsigned char *buf, size_t len, RtKey key, const char *request,
+                    RtKernelMeta *m, const char **why) {
   memset(m, 0, sizeof *m);
   if (len < RT_CACHE_HEADER_SIZE) return rt_reject(m, why, "shorter than the header");
   if (memcmp(buf, RT_CACHE_MAGIC, 8)) return rt_reject(m, why, "bad magic");
   RtReader h = {buf + 8, RT_CACHE_HEADER_SIZE - 8, 0};
   uint64_t version = rt_read_le(&h, 4), hsize = rt_read_le(&h, 4);
-  uint64_t fkey = rt_read_le(&h, 8), plen = rt_read_le(&h, 8), sum = rt_read_le(&h, 8);
+  RtKey fkey;
+  fkey.lo = rt_read_le(&h, 8), fkey.hi = rt_read_le(&h, 8);
+  uint64_t plen = rt_read_le(&h, 8), sum = rt_read_le(&h, 8);
   if (version != RT_CACHE_VERSION) return rt_reject(m, why, "other format version");
   if (hsize != RT_CACHE_HEADER_SIZE) return rt_reject(m, why, "bad header size");
-  if (fkey != key) return rt_reject(m, why, "key mismatch");
+  if (!rt_key_eq(fkey, key)) return rt_reject(m, why, "key mismatch");
   if (plen != len - RT_CACHE_HEADER_SIZE) return rt_reject(m, why, "payload length mismatch");
   const unsigned char *payload = buf + RT_CACHE_HEADER_SIZE;
   if (rt_hash64(payload, (size_t)plen, 0) != sum) return rt_reject(m, why, "checksum mismatch");
@@ -289,6 +301,12 @@ int rt_cache_decode(const unsigned char *buf, size_t len, uint64_t key, RtKernel
   /* The checksum matched, but a writer with a bug is no more trusted than a
    * torn file: every field is still checked. */
   RtReader r = {payload, (size_t)plen, 0};
+  uint64_t rlen = rt_read_le(&r, 4);
+  /* The request this entry answers: another request's entry under this key
+   * (the keys of two requests collided) is never loaded for it. */
+  if (r.bad || rlen != strlen(request) || rlen > r.left || memcmp(r.p, request, (size_t)rlen))
+    return rt_reject(m, why, "request mismatch");
+  r.p += rlen, r.left -= (size_t)rlen;
   uint64_t warps = rt_read_le(&r, 4), shared = rt_read_le(&r, 4), np = rt_read_le(&r, 4);
   if (r.bad || warps < 1 || warps > 32 || shared > 0x7fffffff || np > 4096)
     return rt_reject(m, why, "bad launch metadata");
@@ -315,10 +333,12 @@ int rt_cache_decode(const unsigned char *buf, size_t len, uint64_t key, RtKernel
 
 /* ---- files ---------------------------------------------------------------------------- */
 
-char *rt_cache_entry_path(const char *dir, uint64_t key) {
-  size_t n = strlen(dir) + 32;
+char *rt_cache_entry_path(const char *dir, RtKey key) {
+  size_t n = strlen(dir) + 48;
   char *p = malloc(n);
-  if (p) snprintf(p, n, "%s/%016llx.tlc", dir, (unsigned long long)key);
+  char hex[33];
+  rt_key_hex(key, hex);
+  if (p) snprintf(p, n, "%s/%s.tlc", dir, hex);
   return p;
 }
 
@@ -400,7 +420,7 @@ int rt_write_file_atomic(const char *path, const void *data, size_t len) {
   return rc;
 }
 
-int rt_cache_read(const char *dir, uint64_t key, RtKernelMeta *m, const char **why) {
+int rt_cache_read(const char *dir, RtKey key, const char *request, RtKernelMeta *m, const char **why) {
   memset(m, 0, sizeof *m);
   char *path = rt_cache_entry_path(dir, key);
   if (!path) return rt_reject(m, why, "out of memory");
@@ -428,16 +448,16 @@ int rt_cache_read(const char *dir, uint64_t key, RtKernelMeta *m, const char **w
     free(buf);
     return rt_reject(m, why, "could not read the file");
   }
-  int rc = rt_cache_decode(buf, len, key, m, why);
+  int rc = rt_cache_decode(buf, len, key, request, m, why);
   free(buf);
   return rc;
 }
 
-int rt_cache_write(const char *dir, uint64_t key, const RtKernelMeta *m) {
+int rt_cache_write(const char *dir, RtKey key, const char *request, const RtKernelMeta *m) {
   if (rt_mkdir_p(dir) != 0) return -1;
   unsigned char *buf;
   size_t len;
-  if (rt_cache_encode(key, m, &buf, &len) != 0) {
+  if (rt_cache_encode(key, request, m, &buf, &len) != 0) {
     errno = ENOMEM;
     return -1;
   }
@@ -469,12 +489,14 @@ uint64_t rt_cache_max_bytes_from_env(void) {
   return (uint64_t)v * unit;
 }
 
-/* A file this cache writes: an entry, an autotune choice, or a temporary
- * file of either (NAME.tmp.PID.N, NAME.tmpPID).  Nothing else in the folder
- * is touched. */
+/* A file this cache writes: an entry (an older format's too, so that the
+ * size bound evicts what is never read again), an autotune choice, or a
+ * temporary file of either (NAME.tmp.PID.N, NAME.tmpPID).  Nothing else in
+ * the folder is touched. */
 static int rt_cache_file_kind(const char *name) {
   const char *tmp = strstr(name, ".tmp");
-  bool ours = (strlen(name) > 4 && !strncmp(name, "tune-", 5)) || strspn(name, "0123456789abcdef") == 16;
+  size_t hex = strspn(name, "0123456789abcdef"); /* 32 digits; 16: an entry of format 3 or older */
+  bool ours = (strlen(name) > 4 && !strncmp(name, "tune-", 5)) || hex == 32 || hex == 16;
   if (!ours) return 0;
   if (tmp) return 2;
   size_t n = strlen(name);

@@ -1,22 +1,25 @@
 /* cache.h — the compile caches, private to runtime/ and its unit tests.
  *
- * Two levels, both keyed by one 64-bit key: tlc_compile_fingerprint() of the
- * request (tlc version, source, kernel, signature, constexprs, arch, warps,
- * stages) mixed with the identity of the compiler library (RtCache.salt), so
- * a rebuilt libtlc never reads entries an older build wrote.
+ * Two levels, both keyed by one 128-bit key: XXH3-128 (xxHash) of the
+ * request, the text tlc_compile_request() makes of everything that selects
+ * the output (tlc version, source digest, kernel, signature, constexprs,
+ * arch, warps, stages, ...) followed by the identity of the compiler
+ * library (jit.c), so a rebuilt libtlc never reads entries an older build
+ * wrote.
  *
  *   memory: key -> tlc_kernel*, for the runtime's life (the same request
  *           returns the same handle);
- *   disk:   DIR/<key as 16 hex digits>.tlc, one file per kernel:
+ *   disk:   DIR/<key as 32 hex digits>.tlc, one file per kernel:
  *
  *     offset  size  field (integers little-endian)
  *          0     8  magic "TLCCACHE"
  *          8     4  format version (RT_CACHE_VERSION)
- *         12     4  header size (40)
- *         16     8  key
- *         24     8  payload length = file size - 40
- *         32     8  checksum: rt_hash64(payload, length, 0)
- *         40     .  payload:
+ *         12     4  header size (48)
+ *         16    16  key (low half, high half)
+ *         32     8  payload length = file size - 48
+ *         40     8  checksum: rt_hash64(payload, length, 0)
+ *         48     .  payload:
+ *                     u32 request length, request bytes,
  *                     u32 num_warps, u32 shared_bytes, u32 nparams,
  *                     str symbol, nparams x {u32 kind, str name},
  *                     u32 ntma, ntma x {u32 base_param, data_type, elem_bytes,
@@ -27,8 +30,10 @@
  *
  * Files are written to a temporary name and renamed into place, so a reader
  * sees a whole entry or none.  A reader trusts nothing: a wrong magic,
- * version, key, length or checksum, or a payload that does not parse exactly,
- * is a miss (the kernel is recompiled and the entry rewritten). */
+ * version, key, length or checksum, a stored request that is not the one
+ * asked for (two requests whose keys collide never share an entry), or a
+ * payload that does not parse exactly, is a miss (the kernel is recompiled
+ * and the entry rewritten). */
 #ifndef TLC_RUNTIME_CACHE_H
 #define TLC_RUNTIME_CACHE_H
 
@@ -39,13 +44,18 @@
 #include "runtime/rt_internal.h"
 
 #define RT_CACHE_MAGIC "TLCCACHE"
-#define RT_CACHE_VERSION 3u /* 2: tensor-map recipes; 3: XXH3 checksums */
-#define RT_CACHE_HEADER_SIZE 40u
+#define RT_CACHE_VERSION 4u /* 2: tensor-map recipes; 3: XXH3 checksums; 4: 128-bit keys, the request stored */
+#define RT_CACHE_HEADER_SIZE 48u
+#define RT_CACHE_MAX_REQUEST (1u << 20)
 #define RT_CACHE_MAX_FILE (1u << 30) /* larger files are not read */
 
-/* XXH3-64 (xxHash) of data with seed; seed 0 for a fresh hash, the last
- * hash to chain parts. */
+/* XXH3-128 (xxHash) of data: the keys (entries, autotune choices). */
+RtKey rt_hash128(const void *data, size_t len);
+/* XXH3-64 of data with seed: the entries' checksums, repro file names. */
 uint64_t rt_hash64(const void *data, size_t len, uint64_t seed);
+/* The key as 32 hex digits (high half first) and a NUL. */
+void rt_key_hex(RtKey key, char out[33]);
+static inline int rt_key_eq(RtKey a, RtKey b) { return a.lo == b.lo && a.hi == b.hi; }
 
 /* Set up c with its disk folder from the environment ($TLC_CACHE_DIR, "off"
  * = no disk cache, else ~/.cache/tlc); creates no folder yet.  The salt is
@@ -55,27 +65,30 @@ void rt_cache_free(RtCache *c);
 
 /* The folder $TLC_CACHE_DIR / $HOME name (malloc'd), or NULL when off. */
 char *rt_cache_dir_from_env(void);
-/* The cache key of a request with this fingerprint; never 0. */
-uint64_t rt_cache_key(const RtCache *c, uint64_t fingerprint);
+/* The cache key of a request text; never all zero. */
+RtKey rt_cache_key(const char *request);
 
 /* In-memory table: NULL when absent; put returns 0, or -1 when out of memory. */
-tlc_kernel *rt_cache_get(const RtCache *c, uint64_t key);
-int rt_cache_put(RtCache *c, uint64_t key, tlc_kernel *k);
+tlc_kernel *rt_cache_get(const RtCache *c, RtKey key);
+int rt_cache_put(RtCache *c, RtKey key, tlc_kernel *k);
 
-/* Serialize m as a complete entry (header + payload); *out is malloc'd. */
-int rt_cache_encode(uint64_t key, const RtKernelMeta *m, unsigned char **out, size_t *len);
-/* Parse an entry for `key`.  0 and *m filled (caller frees with
- * rt_meta_free), or -1 and *why says what was wrong. */
-int rt_cache_decode(const unsigned char *buf, size_t len, uint64_t key, RtKernelMeta *m,
-                    const char **why);
+/* Serialize m, the answer to `request`, as a complete entry (header +
+ * payload); *out is malloc'd. */
+int rt_cache_encode(RtKey key, const char *request, const RtKernelMeta *m, unsigned char **out,
+                    size_t *len);
+/* Parse an entry for `key` answering `request` (compared byte for byte).
+ * 0 and *m filled (caller frees with rt_meta_free), or -1 and *why says
+ * what was wrong. */
+int rt_cache_decode(const unsigned char *buf, size_t len, RtKey key, const char *request,
+                    RtKernelMeta *m, const char **why);
 
-/* DIR/<016x>.tlc, malloc'd. */
-char *rt_cache_entry_path(const char *dir, uint64_t key);
-/* Read the entry for key from dir: 0 = hit, -1 = miss (absent or rejected;
- * *why says which, may be NULL). */
-int rt_cache_read(const char *dir, uint64_t key, RtKernelMeta *m, const char **why);
+/* DIR/<32 hex>.tlc, malloc'd. */
+char *rt_cache_entry_path(const char *dir, RtKey key);
+/* Read the entry for key and request from dir: 0 = hit, -1 = miss (absent
+ * or rejected; *why says which, may be NULL). */
+int rt_cache_read(const char *dir, RtKey key, const char *request, RtKernelMeta *m, const char **why);
 /* Write the entry atomically, creating dir if needed: 0 or -1 (errno set). */
-int rt_cache_write(const char *dir, uint64_t key, const RtKernelMeta *m);
+int rt_cache_write(const char *dir, RtKey key, const char *request, const RtKernelMeta *m);
 
 /* The size bound: $TLC_CACHE_MAX_BYTES (bytes, or with K, M, G; 0 = no
  * bound), else RT_CACHE_DEFAULT_MAX_BYTES. */

@@ -2,10 +2,10 @@
  *
  * Owns tlc_kernel_from_file and tlc_kernel_from_source: turning the public
  * options (and $TLC_MATH_LIB) into tlc_compile_options for the device's
- * arch, the cache key
- * (tlc_compile_fingerprint mixed with the identity of the compiler library:
- * its path, size and modification time, so a rebuilt libtlc never reuses
- * PTX an older one wrote), and the lookup order memory -> disk -> compile.
+ * arch, the request (tlc_compile_request followed by the identity of the
+ * compiler library: its path, size and modification time, so a rebuilt
+ * libtlc never reuses PTX an older one wrote) and its key, and the lookup
+ * order memory -> disk -> compile.
  * PTX is written to the disk cache only after the driver has loaded it.
  *
  * This is the only runtime file that calls the compiler, and it does so
@@ -25,26 +25,23 @@
 
 /* ---- the compiler's identity --------------------------------------------------------- */
 
-static pthread_once_t g_salt_once = PTHREAD_ONCE_INIT;
-static uint64_t g_salt;
+static pthread_once_t g_library_once = PTHREAD_ONCE_INIT;
+static char g_library[1200]; /* "compiler-library ...\n", the request's last line */
 
-static void rt_compute_salt(void) {
-  uint64_t h = rt_hash64(TLC_VERSION_STRING, strlen(TLC_VERSION_STRING), 0);
+static void rt_compute_library(void) {
+  snprintf(g_library, sizeof g_library, "compiler-library tlc %s\n", TLC_VERSION_STRING);
   tlc_compile_status (*fn)(const char *, const char *, const tlc_compile_options *,
                            tlc_compile_result *) = tlc_compile;
   void *addr;
   memcpy(&addr, &fn, sizeof addr);
   Dl_info info;
   if (dladdr(addr, &info) && info.dli_fname) {
-    h = rt_hash64(info.dli_fname, strlen(info.dli_fname), h);
     struct stat st;
-    if (stat(info.dli_fname, &st) == 0) {
-      long long facts[4] = {(long long)st.st_size, (long long)st.st_mtim.tv_sec,
-                            (long long)st.st_mtim.tv_nsec, (long long)st.st_ino};
-      h = rt_hash64(facts, sizeof facts, h);
-    }
+    if (stat(info.dli_fname, &st) != 0) memset(&st, 0, sizeof st);
+    snprintf(g_library, sizeof g_library, "compiler-library tlc %s %zu:%s size %lld mtime %lld.%09ld ino %llu\n",
+             TLC_VERSION_STRING, strlen(info.dli_fname), info.dli_fname, (long long)st.st_size,
+             (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, (unsigned long long)st.st_ino);
   }
-  g_salt = h;
 }
 
 /* ---- options ---------------------------------------------------------------------------- */
@@ -53,11 +50,14 @@ typedef struct RtJitRequest {
   tlc_compile_options co;
   tlc_constexpr_def *defs;  /* names are malloc'd; values point into the caller's strings */
   int ndefs;
+  char *text;               /* the request (rt_request_key), stored in the disk entry */
+  RtKey key;
 } RtJitRequest;
 
 static void rt_request_free(RtJitRequest *q) {
   for (int i = 0; i < q->ndefs; i++) free((char *)q->defs[i].name);
   free(q->defs);
+  free(q->text);
 }
 
 static tlc_status rt_request_init(tlc_runtime *rt, RtJitRequest *q, const char *name,
@@ -109,23 +109,31 @@ static tlc_status rt_request_init(tlc_runtime *rt, RtJitRequest *q, const char *
   return TLC_OK;
 }
 
-static uint64_t rt_request_key(tlc_runtime *rt, const RtJitRequest *q, const char *source) {
-  pthread_once(&g_salt_once, rt_compute_salt);
-  uint64_t fp = tlc_compile_fingerprint(source, &q->co);
-  pthread_mutex_lock(&rt->lock);
-  rt->cache.salt = g_salt;
-  uint64_t key = rt_cache_key(&rt->cache, fp);
-  pthread_mutex_unlock(&rt->lock);
-  return key;
+/* q->text: the compiler's request and the compiler library's line; q->key. */
+static tlc_status rt_request_key(tlc_runtime *rt, RtJitRequest *q, const char *source) {
+  pthread_once(&g_library_once, rt_compute_library);
+  char *req = tlc_compile_request(source, &q->co);
+  size_t n = req ? strlen(req) + strlen(g_library) + 1 : 0;
+  q->text = req ? malloc(n) : NULL;
+  if (q->text) snprintf(q->text, n, "%s%s", req, g_library);
+  free(req);
+  if (!q->text) return rt_fail(rt, TLC_ERR_INVALID, "out of host memory");
+  q->key = rt_cache_key(q->text);
+  return TLC_OK;
 }
 
-tlc_status rt_jit_key(tlc_runtime *rt, const char *source, const char *name,
-                      const char *signature, const tlc_kernel_options *opt, uint64_t *key) {
+tlc_status rt_jit_key(tlc_runtime *rt, const char *source, const char *name, const char *signature,
+                      const tlc_kernel_options *opt, RtKey *key, char **request) {
+  if (request) *request = NULL;
   tlc_status st = rt_usable(rt);
   if (st != TLC_OK) return st;
   RtJitRequest q;
   st = rt_request_init(rt, &q, name, signature, opt);
-  if (st == TLC_OK) *key = rt_request_key(rt, &q, source);
+  if (st == TLC_OK) st = rt_request_key(rt, &q, source);
+  if (st == TLC_OK) {
+    *key = q.key;
+    if (request) *request = q.text, q.text = NULL;
+  }
   rt_request_free(&q);
   return st;
 }
@@ -203,11 +211,12 @@ tlc_status tlc_kernel_from_source(tlc_runtime *rt, const char *source, const cha
 
   RtJitRequest q;
   st = rt_request_init(rt, &q, name, signature, opt);
+  if (st == TLC_OK) st = rt_request_key(rt, &q, source);
   if (st != TLC_OK) {
     rt_request_free(&q);
     return st;
   }
-  uint64_t key = rt_request_key(rt, &q, source);
+  RtKey key = q.key;
   pthread_mutex_lock(&rt->lock);
   tlc_kernel *k = rt_cache_get(&rt->cache, key);
   pthread_mutex_unlock(&rt->lock);
@@ -230,18 +239,18 @@ tlc_status tlc_kernel_from_source(tlc_runtime *rt, const char *source, const cha
 
   RtKernelMeta m = {0};
   double ms = 0.0;
-  bool from_disk = rt->cache.dir && rt_cache_read(rt->cache.dir, key, &m, NULL) == 0;
+  bool from_disk = rt->cache.dir && rt_cache_read(rt->cache.dir, key, q.text, &m, NULL) == 0;
   if (!from_disk) st = rt_compile(rt, &q, source, path, &m, &ms);
   if (st == TLC_OK && (m.num_warps < 1 || m.num_warps > 32))
     st = rt_fail(rt, TLC_ERR_COMPILE, "%s: internal compiler error: num_warps %d", path, m.num_warps);
   if (st == TLC_OK) st = rt_kernel_load(rt, &m, name, ms, &k);
   if (st == TLC_OK) rt_kernel_keep_constexprs(k, opt);
   rt_meta_free(&m); /* empty after a load; holds the result if something failed before it */
+  /* The disk entry is best effort: a read-only or full disk costs only time. */
+  if (st == TLC_OK && !from_disk && rt->cache.dir) rt_cache_write(rt->cache.dir, key, q.text, &k->meta);
   rt_request_free(&q);
   if (st != TLC_OK) return st;
 
-  /* The disk entry is best effort: a read-only or full disk costs only time. */
-  if (!from_disk && rt->cache.dir) rt_cache_write(rt->cache.dir, key, &k->meta);
   pthread_mutex_lock(&rt->lock);
   tlc_kernel *raced = rt_cache_get(&rt->cache, key);
   if (raced)

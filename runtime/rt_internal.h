@@ -43,10 +43,14 @@ void rt_meta_free(RtKernelMeta *m);
 
 /* ---- cache.c: in-memory table ---------------------------------------------- */
 
+/* A cache key: XXH3-128 of the request (cache.h). */
+typedef struct RtKey {
+  uint64_t lo, hi;
+} RtKey;
+
 typedef struct RtCache {
   char *dir;             /* disk cache folder; NULL = disk cache off */
-  uint64_t salt;         /* identity of the compiler library, mixed into keys (set by jit.c) */
-  uint64_t *keys;        /* open addressing, linear probing; 0 marks a free slot */
+  RtKey *keys;           /* open addressing, linear probing; all zero marks a free slot */
   tlc_kernel **vals;
   size_t cap, count;
 } RtCache;
@@ -178,7 +182,7 @@ char *rt_read_text_file(const char *path, const char **err);
 
 struct RtTuned {
   struct RtTuned *next;
-  uint64_t key;
+  RtKey key;
   tlc_kernel *k;
   int config;
 };
@@ -211,9 +215,10 @@ tlc_status rt_cpu_kernel(tlc_runtime *rt, const char *source, const char *path, 
 /* Remember the "NAME=VALUE" constexprs of opt in k (tlc_kernel_constexpr_int). */
 void rt_kernel_keep_constexprs(tlc_kernel *k, const tlc_kernel_options *opt);
 
-/* The cache key tlc_kernel_from_source would use for this request (the unit
- * tests seed the disk cache with it). */
-tlc_status rt_jit_key(tlc_runtime *rt, const char *source, const char *name,
-                      const char *signature, const tlc_kernel_options *opt, uint64_t *key);
+/* The cache key tlc_kernel_from_source would use for this request, and
+ * (when request is not NULL) the request text it stores in the entry,
+ * malloc'd (the unit tests seed the disk cache with them). */
+tlc_status rt_jit_key(tlc_runtime *rt, const char *source, const char *name, const char *signature,
+                      const tlc_kernel_options *opt, RtKey *key, char **request);
 
 #endif

@@ -72,19 +72,16 @@ static int cp_width(const unsigned char *p, size_t n) {
   return 1;
 }
 
-/* FNV-1a over the place and the words of an error. */
+/* The hash (hash_bytes, XXH3) of the place and the words of an error. */
 static unsigned long long error_hash(Loc loc, const char *fmt, va_list ap) {
-  char text[512];
+  char text[608];
+  int n = snprintf(text, 96, "%s:%d:%d:", loc.file ? loc.file : "", loc.line, loc.col);
+  if (n < 0 || n > 95) n = 95; /* a long file name: its first 95 bytes, as before */
   va_list aq;
   va_copy(aq, ap);
-  vsnprintf(text, sizeof text, fmt, aq);
+  vsnprintf(text + n, 512, fmt, aq);
   va_end(aq);
-  unsigned long long h = 1469598103934665603ull;
-  char where[96];
-  snprintf(where, sizeof where, "%s:%d:%d:", loc.file ? loc.file : "", loc.line, loc.col);
-  for (const char *p = where; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  for (const char *p = text; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  return h;
+  return hash_bytes(text, strlen(text), 0);
 }
 
 static void show_source(DiagEngine *d, Loc loc) {

@@ -1,4 +1,4 @@
-/* strbuf.c — a growable heap string, file reading and hashing.
+/* strbuf.c — a growable heap string and file reading.
  *
  * Printers (AST dump, IR printer, diagnostics) write into a StrBuf so the
  * same code serves files, stdout and in-memory golden comparisons. */
@@ -71,11 +71,4 @@ char *read_file(const char *path, size_t *len_out, const char **err) {
   fclose(f);
   if (len_out) *len_out = sb.len;
   return sb_take(&sb);
-}
-
-uint64_t hash_bytes(const void *p, size_t n, uint64_t seed) {
-  const unsigned char *s = p;
-  uint64_t h = 1469598103934665603ull ^ seed;
-  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
-  return h;
 }

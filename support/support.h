@@ -93,8 +93,17 @@ void sb_free(StrBuf *sb);
  * sets *err (a static string from strerror) on failure. */
 char *read_file(const char *path, size_t *len_out, const char **err);
 
-/* 64-bit FNV-1a, for cache keys and interning. */
+/* ---- hash.c: the one hash function, XXH3 (xxHash) -------------------------- */
+
+/* XXH3-64 with a seed: for in-memory tables (interning, name maps). */
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+/* XXH3-128: for names that must not collide (the compile fingerprint). */
+typedef struct Hash128 {
+  uint64_t lo, hi;
+} Hash128;
+Hash128 hash128(const void *p, size_t n);
+/* 32 lowercase hex digits, high half first, and a NUL. */
+void hash128_hex(Hash128 h, char out[33]);
 
 /* ---- clock.c ------------------------------------------------------------- */
 

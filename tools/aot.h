@@ -12,6 +12,9 @@
 
 #include "compiler/tlc_compiler.h"
 
+/* The most kernels one --emit c pair holds. */
+#define AOT_MAX_KERNELS 16
+
 /* One compiled kernel as the command line asked for it. */
 typedef struct AotKernel {
   const char *file;                  /* the .tile path as given */
@@ -30,10 +33,12 @@ char *aot_metadata_json(const AotKernel *k);
  * is not a C identifier. */
 int aot_prefix(const char *base, char *buf, size_t len, char *why, size_t whylen);
 
-/* The header and the source of `prefix` (malloc'd, the caller frees both):
+/* The header and the source of `prefix` for the n kernels ks (malloc'd, the
+ * caller frees both): one kernel gets PREFIX_launch, several get
+ * PREFIX_KERNEL_launch each; PREFIX_load and PREFIX_unload take them all.
  * 0, or -1 with the reason in why (a kernel the ahead-of-time loader cannot
- * take: hidden tensor-map parameters). */
-int aot_emit_c(const AotKernel *k, const char *prefix, char **header, char **source, char *why,
+ * take: hidden tensor-map parameters; a kernel given twice). */
+int aot_emit_c(const AotKernel *ks, int n, const char *prefix, char **header, char **source, char *why,
                size_t whylen);
 
 #endif

@@ -3,6 +3,7 @@
  *   tlc compile FILE [--kernel=NAME] [--signature=SIG] [-C NAME=V]... [--emit=KIND]
  *                    [-o OUT] [--metadata=FILE] [--arch=ARCH] [--num-warps=N] [--num-stages=N] [-ON]
  *                    [--math-lib=LIB] [--libdevice=PATH] ...
+ *   tlc compile FILE --kernel=A [--signature=S1] --kernel=B [--signature=S2]... --emit=c -o NAME
  *   tlc opt FILE.tir [--pass=NAME[,NAME]]... [--split-input-file] [-o OUT]
  *   tlc autotune FILE [--kernel=NAME] [--arch=ARCH]
  *   tlc run FILE [--kernel=NAME] [--signature=SIG] [--grid=X[,Y[,Z]]] ARG...   (run.c)
@@ -54,7 +55,7 @@ typedef struct CliOption {
 
 static const CliOption cli_options[] = {
     {"kernel", OPT_KERNEL, required_argument, "NAME", CMD_COMPILE | CMD_AUTOTUNE | CMD_RUN,
-     "the @jit function (default: the only one)"},
+     "the @jit function (default: the only one); with --emit c, several: each with the --signature after it"},
     {"signature", OPT_SIGNATURE, required_argument, "SIG", CMD_COMPILE | CMD_AUTOTUNE | CMD_RUN,
      "parameter types and constexpr values in Triton's AOT form, e.g. \"*fp32:16,i32,1024\""},
     {"constexpr", 'C', required_argument, "NAME=V", CMD_COMPILE | CMD_AUTOTUNE | CMD_RUN,
@@ -155,6 +156,11 @@ typedef struct Cli {
   const char *metadata_path; /* --metadata */
   enum { AOT_NONE, AOT_C, AOT_JSON } aot; /* --emit c / json: PTX compiled, then written as such */
   tlc_compile_options opt;
+  /* tlc compile: each --kernel and the --signature after it (before the
+   * next --kernel); several only with --emit c (one pair of files) */
+  struct { const char *kernel, *signature; } kernels[AOT_MAX_KERNELS];
+  int nkernels;
+  const char *first_signature; /* a --signature before any --kernel: theirs unless they give one */
   tlc_constexpr_def *cdefs;
   int ncdefs;
   char *passes;          /* tlc opt: the --pass lists joined with ',' (heap) */
@@ -225,8 +231,19 @@ static int take_option(Cli *c, int code, const char *arg) {
     return usage_error(c, "--%s is not an option of 'tlc %s'", o->name,
                        c->cmd == CMD_OPT ? "opt" : c->cmd == CMD_AUTOTUNE ? "autotune" : c->cmd == CMD_RUN ? "run" : "compile");
   switch (code) {
-  case OPT_KERNEL: c->opt.kernel = arg; break;
-  case OPT_SIGNATURE: c->opt.signature = arg; break;
+  case OPT_KERNEL:
+    c->opt.kernel = arg;
+    if (c->cmd != CMD_COMPILE) break;
+    if (c->nkernels == AOT_MAX_KERNELS)
+      return usage_error(c, "--kernel given more than %d times (one --emit c pair holds at most %d)",
+                         AOT_MAX_KERNELS, AOT_MAX_KERNELS);
+    c->kernels[c->nkernels].kernel = arg, c->kernels[c->nkernels++].signature = NULL;
+    break;
+  case OPT_SIGNATURE:
+    c->opt.signature = arg;
+    if (c->nkernels) c->kernels[c->nkernels - 1].signature = arg;
+    else c->first_signature = arg;
+    break;
   case OPT_ARCH: c->opt.arch = arg; break;
   case OPT_DUMP_AFTER: c->opt.dump_after = arg; break;
   case OPT_VERIFY_EACH: c->opt.verify_each = true; break;
@@ -424,6 +441,8 @@ static void report(const Cli *c, const tlc_compile_result *res) {
   fprintf(stderr, "  %-14s %9.3f\n", "total", res->compile_ms);
 }
 
+static int write_pair(Cli *c, const char *header, const char *src);
+
 /* --emit c: NAME.h and NAME.c for -o NAME (the header first, so that a
  * failure leaves no source without its header). */
 static int write_c(Cli *c, const AotKernel *k) {
@@ -433,10 +452,18 @@ static int write_c(Cli *c, const AotKernel *k) {
     return 1;
   }
   char *header, *src;
-  if (aot_emit_c(k, prefix, &header, &src, why, sizeof why) != 0) {
+  if (aot_emit_c(k, 1, prefix, &header, &src, why, sizeof why) != 0) {
     cli_error(c, "%s", why);
     return 1;
   }
+  int rc = write_pair(c, header, src);
+  free(header);
+  free(src);
+  return rc;
+}
+
+/* NAME.h, then NAME.c, for -o NAME (or NAME.c / NAME.h). */
+static int write_pair(Cli *c, const char *header, const char *src) {
   size_t n = strlen(c->out_path);
   const char *ext = strrchr(c->out_path, '.');
   if (ext && (!strcmp(ext, ".c") || !strcmp(ext, ".h")) && !strchr(ext, '/')) n -= 2;
@@ -448,8 +475,38 @@ static int write_c(Cli *c, const AotKernel *k) {
   snprintf(path + n, 3, ".c");
   if (rc == 0) rc = write_output(c, path, src);
   free(path);
-  free(header);
-  free(src);
+  return rc;
+}
+
+/* --emit c of several kernels (--kernel A --signature S1 --kernel B ...):
+ * each compiled with the shared options, then one pair of files. */
+static int compile_several(Cli *c, const char *source, const char *path) {
+  tlc_compile_options opts[AOT_MAX_KERNELS];
+  tlc_compile_result res[AOT_MAX_KERNELS];
+  AotKernel ks[AOT_MAX_KERNELS];
+  int rc = 0, done = 0;
+  for (; done < c->nkernels; done++) {
+    opts[done] = c->opt;
+    opts[done].kernel = c->kernels[done].kernel;
+    opts[done].signature = c->kernels[done].signature ? c->kernels[done].signature : c->first_signature;
+    tlc_compile_status st = tlc_compile(path, source, &opts[done], &res[done]);
+    report(c, &res[done]);
+    ks[done] = (AotKernel){path, source, &opts[done], &res[done]};
+    if (exit_status(st) > rc) rc = exit_status(st);
+  }
+  if (rc == 0) {
+    char prefix[128], why[512], *header = NULL, *src = NULL;
+    if (aot_prefix(c->out_path, prefix, sizeof prefix, why, sizeof why) != 0 ||
+        aot_emit_c(ks, c->nkernels, prefix, &header, &src, why, sizeof why) != 0) {
+      cli_error(c, "%s", why);
+      rc = 1;
+    } else {
+      rc = write_pair(c, header, src);
+    }
+    free(header);
+    free(src);
+  }
+  for (int i = 0; i < done; i++) tlc_compile_result_free(&res[i]);
   return rc;
 }
 
@@ -457,6 +514,7 @@ static int compile_main(Cli *c, const char *source) {
   c->opt.constexprs = c->cdefs;
   c->opt.nconstexprs = c->ncdefs;
   const char *path = strcmp(c->file, "-") ? c->file : "<stdin>";
+  if (c->nkernels > 1) return compile_several(c, source, path);
   tlc_compile_result res;
   tlc_compile_status st = tlc_compile(path, source, &c->opt, &res);
   report(c, &res);
@@ -568,6 +626,11 @@ static int run(Cli *c, int argc, char **argv) {
   if (c->cmd != CMD_AUTOTUNE && (rc = check_options(c)) != 0) return rc;
   if (c->aot == AOT_C && (!c->out_path || !strcmp(c->out_path, "-")))
     return usage_error(c, "--emit c writes two files, NAME.c and NAME.h: give -o NAME");
+  if (c->nkernels > 1 && (c->aot != AOT_C || c->metadata_path))
+    return usage_error(c, "--kernel given %d times ('%s', '%s'%s): several kernels go only into one --emit c "
+                       "pair (tlc compile FILE --kernel A --signature S1 --kernel B --signature S2 --emit c -o NAME)%s",
+                       c->nkernels, c->kernels[0].kernel, c->kernels[1].kernel, c->nkernels > 2 ? ", ..." : "",
+                       c->metadata_path ? ", without --metadata" : "");
   const char *err = NULL;
   char *source = slurp(c->file, &err);
   if (!source) {

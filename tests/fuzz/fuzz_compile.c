@@ -276,7 +276,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (o.arch[0]) opt.arch = o.arch;
   if (o.num_warps) opt.num_warps = o.num_warps;
   opt.verify_each = true;
-  (void)tlc_compile_fingerprint(src, &opt);
+  char fp[33];
+  tlc_compile_fingerprint(src, &opt, fp);
 
   opt.emit = TLC_EMIT_TIR;
   tlc_compile_result r;

@@ -44,6 +44,14 @@ static void refused(tlc_compile_options o, const char *part) {
   tlc_compile_result_free(&r);
 }
 
+/* Whether two option sets have the same fingerprint (cache key). */
+static int fp_eq(const char *text, const tlc_compile_options *a, const tlc_compile_options *b) {
+  char x[33], y[33];
+  tlc_compile_fingerprint(text, a, x);
+  tlc_compile_fingerprint(text, b, y);
+  return !strcmp(x, y);
+}
+
 int main(void) {
   tlc_compile_options d;
   tlc_compile_options_init(&d);
@@ -55,9 +63,18 @@ int main(void) {
   /* Unset fields are the defaults, in the cache key too. */
   tlc_compile_options o = base(), z = base();
   z.arch = NULL, z.num_warps = 0, z.num_stages = 0, z.opt_level = -1;
-  CHECK(tlc_compile_fingerprint(src, &o) == tlc_compile_fingerprint(src, &z));
+  CHECK(fp_eq(src, &o, &z));
   z.num_warps = 8;
-  CHECK(tlc_compile_fingerprint(src, &o) != tlc_compile_fingerprint(src, &z));
+  CHECK(!fp_eq(src, &o, &z));
+  /* The request names each field once, the defaults resolved; the
+   * fingerprint is its XXH3-128 in 32 hex digits. */
+  char *req = tlc_compile_request(src, &o);
+  CHECK(req && strstr(req, "\nnum_warps 4\n") && strstr(req, "\narch 6:sm_90a\n") && strstr(req, "\nsource xxh3-128 "),
+        "%s", req ? req : "(null)");
+  free(req);
+  char hex[33];
+  tlc_compile_fingerprint(src, &o, hex);
+  CHECK(strlen(hex) == 32 && strspn(hex, "0123456789abcdef") == 32, "%s", hex);
   tlc_compile_result r;
   z.num_warps = 0;
   CHECK(tlc_compile("k.tile", src, &z, &r) == TLC_COMPILE_OK, "%s", r.diagnostics);
@@ -110,15 +127,17 @@ int main(void) {
   tlc_compile_options l1 = base(), l2 = base();
   l1.math_lib = l2.math_lib = TLC_MATH_LIBDEVICE;
   l1.libdevice = bc1, l2.libdevice = bc2;
-  uint64_t clc = tlc_compile_fingerprint(src, &o), k1 = tlc_compile_fingerprint(src, &l1);
+  char k1[33], k2[33];
+  tlc_compile_fingerprint(src, &l1, k1);
   CHECK(tlc_compile_options_check(&l1, NULL, 0) == 0);
-  CHECK(clc != k1, "libclc and libdevice share a key");
-  CHECK(k1 != tlc_compile_fingerprint(src, &l2), "two libdevice files share a key");
-  CHECK(k1 == tlc_compile_fingerprint(src, &l1), "the key is not stable");
+  CHECK(!fp_eq(src, &o, &l1), "libclc and libdevice share a key");
+  CHECK(!fp_eq(src, &l1, &l2), "two libdevice files share a key");
+  CHECK(fp_eq(src, &l1, &l1), "the key is not stable");
   f = fopen(bc1, "wb"); /* the same path, rewritten */
   fputs("BC\xc0\xde one, longer now", f);
   fclose(f);
-  CHECK(k1 != tlc_compile_fingerprint(src, &l1), "a rewritten libdevice file keeps its key");
+  tlc_compile_fingerprint(src, &l1, k2);
+  CHECK(strcmp(k1, k2) != 0, "a rewritten libdevice file keeps its key");
   unlink(bc1), unlink(bc2), rmdir(dir);
 
   /* Every value in range compiles. */

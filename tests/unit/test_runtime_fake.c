@@ -538,7 +538,8 @@ static const char kAddPtx[] =
     ".visible .entry add_kernel(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 d)\n"
     "{\n\tret;\n}\n";
 
-static void seed_entry(uint64_t key) {
+/* An entry holding kAddPtx under `key`, answering `request`. */
+static void seed_entry(RtKey key, const char *request) {
   RtKernelMeta m = {0};
   m.symbol = rt_strdup("add_kernel");
   m.num_warps = 4;
@@ -549,7 +550,7 @@ static void seed_entry(uint64_t key) {
   for (int i = 0; i < 4; i++)
     m.params[i] = (RtParam){rt_strdup(names[i]), i < 3 ? TLC_PARAM_PTR : TLC_PARAM_I32};
   m.ptx = rt_strdup(kAddPtx);
-  CHECK(rt_cache_write(g_cache_dir, key, &m) == 0);
+  CHECK(rt_cache_write(g_cache_dir, key, request, &m) == 0);
   rt_meta_free(&m);
 }
 
@@ -583,34 +584,36 @@ static void test_jit(void) {
   const char *ce[] = {"BLOCK=1024"};
   tlc_kernel_options opt = {.num_warps = 4, .constexprs = ce, .nconstexprs = 1};
   const char *sig = "*fp32:16,*fp32:16,*fp32:16,i32";
-  uint64_t key = 0;
-  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key));
+  RtKey key = {0};
+  char *request = NULL;
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key, &request));
+  CHECK(request && strstr(request, "\ncompiler-library tlc "), "the request names the compiler library");
   /* Defaults are part of the key as values: 0 warps means 4, no arch means the device's. */
-  uint64_t key2 = 0;
+  RtKey key2 = {0};
   tlc_kernel_options opt2 = {.num_warps = 0, .arch = "sm_90a", .constexprs = ce, .nconstexprs = 1};
-  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt2, &key2));
-  CHECK(key == key2);
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt2, &key2, NULL));
+  CHECK(rt_key_eq(key, key2));
   opt2.num_warps = 8;
-  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt2, &key2));
-  CHECK(key != key2);
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt2, &key2, NULL));
+  CHECK(!rt_key_eq(key, key2));
   /* TLC_MATH_LIB picks the math library, part of the key: auto (the default:
    * libdevice where the machine has one, else libclc), libdevice, libclc; a
    * bad value is refused */
   setenv("TLC_MATH_LIB", "auto", 1);
-  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key2));
-  CHECK(key == key2, "TLC_MATH_LIB=auto is the default");
-  uint64_t clc = 0, auto_named = 0;
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key2, NULL));
+  CHECK(rt_key_eq(key, key2), "TLC_MATH_LIB=auto is the default");
+  RtKey clc = {0}, auto_named = {0};
   setenv("TLC_MATH_LIB", "libclc", 1);
-  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &clc));
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &clc, NULL));
   setenv("TLC_MATH_LIB", "libdevice", 1);
   setenv("TLC_LIBDEVICE", "/nonexistent/tlc-test/libdevice.10.bc", 1);
-  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key2));
-  CHECK(clc != key2, "TLC_MATH_LIB=libdevice kept libclc's key");
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key2, NULL));
+  CHECK(!rt_key_eq(clc, key2), "TLC_MATH_LIB=libdevice kept libclc's key");
   setenv("TLC_MATH_LIB", "auto", 1); /* a file named: auto is libdevice */
-  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &auto_named));
-  CHECK(auto_named == key2, "auto with $TLC_LIBDEVICE is not libdevice");
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &auto_named, NULL));
+  CHECK(rt_key_eq(auto_named, key2), "auto with $TLC_LIBDEVICE is not libdevice");
   setenv("TLC_MATH_LIB", "cuda", 1);
-  EXPECT(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key2), TLC_ERR_INVALID,
+  EXPECT(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key2, NULL), TLC_ERR_INVALID,
          "TLC_MATH_LIB=cuda: expected auto (the default), libdevice or libclc");
   /* libdevice not there: the compile fails saying where it looked, under
    * auto too (a file the user named is never passed over for libclc) */
@@ -623,7 +626,7 @@ static void test_jit(void) {
   unsetenv("TLC_MATH_LIB");
   unsetenv("TLC_LIBDEVICE");
 
-  seed_entry(key);
+  seed_entry(key, request);
   int loads = fake->modules_loaded;
   OK(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k));
   CHECK(k != NULL);
@@ -670,7 +673,7 @@ static void test_jit(void) {
     CHECK(tlc_kernel_compile_ms(k) > 0.0);
     CHECK(strcmp(tlc_kernel_ptx(k), kAddPtx) != 0);
     RtKernelMeta m;
-    CHECK(rt_cache_read(g_cache_dir, key, &m, NULL) == 0);
+    CHECK(rt_cache_read(g_cache_dir, key, request, &m, NULL) == 0);
     if (m.ptx) CHECK(!strcmp(m.ptx, tlc_kernel_ptx(k)));
     rt_meta_free(&m);
   } else {
@@ -683,10 +686,39 @@ static void test_jit(void) {
   free(entry);
   tlc_runtime_close(rt);
 
+  /* A forced key collision: an entry under this request's key that answers
+   * another request (the same kernel with 8 warps) is never loaded for it;
+   * the kernel is compiled and the entry rewritten for this request. */
+  rt = open_fake(9, 0);
+  char *other = NULL;
+  tlc_kernel_options opt8 = opt;
+  opt8.num_warps = 8;
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt8, &key2, &other));
+  CHECK(other && request && strcmp(other, request) != 0);
+  seed_entry(key, other ? other : "");
+  RtKernelMeta probe;
+  const char *why = NULL;
+  CHECK(rt_cache_read(g_cache_dir, key, request, &probe, &why) != 0);
+  CHECK(why && !strcmp(why, "request mismatch"));
+  loads = fake->modules_loaded;
+  k = NULL;
+  st = tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k);
+  if (st == TLC_OK) {
+    CHECK(strcmp(tlc_kernel_ptx(k), kAddPtx) != 0, "the other request's PTX was loaded");
+    CHECK(rt_cache_read(g_cache_dir, key, request, &probe, NULL) == 0, "the entry was not rewritten");
+    if (probe.ptx) CHECK(!strcmp(probe.ptx, tlc_kernel_ptx(k)));
+    rt_meta_free(&probe);
+  } else {
+    CHECK(st == TLC_ERR_COMPILE);
+    CHECK(fake->modules_loaded == loads);
+  }
+  tlc_runtime_close(rt);
+  free(other);
+
   /* TLC_CACHE_DIR=off: nothing is read from or written to disk. */
   setenv("TLC_CACHE_DIR", "off", 1);
   rt = open_fake(9, 0);
-  seed_entry(key);
+  seed_entry(key, request);
   k = NULL;
   loads = fake->modules_loaded;
   st = tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k);
@@ -694,6 +726,7 @@ static void test_jit(void) {
   if (k) CHECK(strcmp(tlc_kernel_ptx(k), kAddPtx) != 0); /* not the seeded entry */
   tlc_runtime_close(rt);
   setenv("TLC_CACHE_DIR", g_cache_dir, 1);
+  free(request);
 }
 
 /* A kernel compiled at run time with a tensordesc<...> signature entry: the

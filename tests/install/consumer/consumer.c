@@ -8,24 +8,9 @@
  * check held; each failure is printed. */
 #include "vadd.h"
 
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "test_runtime_fakecuda.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                          \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                 \
-      printf(__VA_ARGS__);                                        \
-      putchar('\n');                                              \
-      failures++;                                                 \
-    }                                                             \
-  } while (0)
+#include "fakecuda_program.h"
 
 /* The launch that reached the fake: grid, 128 threads, the four arguments. */
 static void check_launch(FakeCudaState *fs, int launches, tlc_devptr a, tlc_devptr b, tlc_devptr c, int32_t n,
@@ -42,14 +27,8 @@ static void check_launch(FakeCudaState *fs, int launches, tlc_devptr a, tlc_devp
 }
 
 int main(void) {
-  const char *drv = getenv("TLC_CUDA_DRIVER");
-  void *h = drv ? dlopen(drv, RTLD_NOW) : NULL;
-  fake_cuda_state_fn state = h ? (fake_cuda_state_fn)dlsym(h, "fake_cuda_state") : NULL;
-  if (!state) {
-    printf("FAIL: TLC_CUDA_DRIVER must name the fake driver (%s)\n", drv ? drv : "unset");
-    return 1;
-  }
-  FakeCudaState *fs = state();
+  FakeCudaState *fs = fake_state_from_env();
+  if (!fs) return 1;
   tlc_runtime *rt;
   tlc_status st = tlc_runtime_open(0, &rt);
   CHECK(st == TLC_OK, "tlc_runtime_open: %s %s", tlc_status_name(st), tlc_runtime_error(rt));
@@ -85,6 +64,5 @@ int main(void) {
   }
 #endif
   tlc_runtime_close(rt);
-  printf("%s: %d failure%s\n", failures ? "FAIL" : "PASS", failures, failures == 1 ? "" : "s");
-  return failures != 0;
+  return fake_verdict();
 }
