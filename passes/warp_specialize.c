@@ -390,20 +390,16 @@ static int64_t rings_bytes(const IrFunc *f, const Op *last_loop) {
 
 static void specialize(IrModule *m, Op **loops, Value **bars, Value **rds, int n) {
   IrFunc *f = m->func;
-  Ws w[MAX_RINGS];
+  Ws w[MAX_RINGS] = {0}; /* (zeroed: done frees what the loops reached) */
   ValueMap vm = {0};
   uint8_t *prefix = xcalloc(f->nops + 1, 1);
   Op *init_barrier[MAX_RINGS] = {0};
-  int ready = 0;
-  for (int i = 0; i < n; i++, ready++) {
+  for (int i = 0; i < n; i++) {
     w[i] = (Ws){m, f, loops[i], loops[i]->regions[0], bars[i], rds[i], bars[i]->type->shape[0]};
     w[i].vm = &vm, w[i].prefix = prefix;
     w[i].need = xcalloc(f->nops + 1, 1);
     w[i].need_arg = xcalloc((size_t)w[i].body->nargs + 1, 1);
-    if (!analyze(&w[i]) || !mark_prefix(&w[i], &init_barrier[i])) {
-      ready++;
-      goto done;
-    }
+    if (!analyze(&w[i]) || !mark_prefix(&w[i], &init_barrier[i])) goto done;
   }
   if (n > 1 && rings_bytes(f, loops[n - 1]) > SMEM_BYTES) goto done;
 
@@ -453,7 +449,7 @@ static void specialize(IrModule *m, Op **loops, Value **bars, Value **rds, int n
 done:
   vmap_free(&vm);
   free(prefix);
-  for (int i = 0; i < ready; i++) {
+  for (int i = 0; i < n; i++) {
     free(w[i].fills);
     free(w[i].need);
     free(w[i].need_arg);
