@@ -85,6 +85,8 @@ static bool arch_is_newer(const char *arch) {
 /* The first problem with resolved options, written into msg; 0 when none. */
 static int options_problem(const tlc_compile_options *o, char *msg, size_t size) {
   int w = o->num_warps;
+  const char *bad;
+  size_t bad_len = 0;
   if (!cg_ptx_features(o->arch) && arch_is_newer(o->arch))
     /* Blackwell and later: LLVM 19's NVPTX backend stops at sm_90a and PTX
      * ISA 8.5.  PTX for sm_90 (not sm_90a: an 'a' target runs on its own
@@ -111,6 +113,9 @@ static int options_problem(const tlc_compile_options *o, char *msg, size_t size)
              o->nconstexprs < 0 ? "a negative count" : "a NULL array");
   else if (o->dump_after && !pass_exists(o->dump_after))
     snprintf(msg, size, "dump_after: no pass named '%s'", o->dump_after);
+  else if ((bad = pass_not_skippable(o->skip_passes, &bad_len)))
+    snprintf(msg, size, "skip_passes: '%.*s' is not a pass that may be left out (%s)", (int)bad_len, bad,
+             "consumer-warpgroups, pipeline, dot-ahead, warp-specialize, tma-store");
   else
     return 0;
   return -1;
@@ -228,7 +233,7 @@ static tlc_compile_status run_pipeline(const Module *mod, const tlc_compile_opti
       res->text = print_module(m);
       return TLC_COMPILE_OK;
     }
-    PassOptions po = {opt->verify_each, opt->dump_after, dump, diag};
+    PassOptions po = {opt->verify_each, opt->dump_after, dump, diag, opt->skip_passes};
     t = clock_ms();
     int prc = pass_run_pipeline(m, &po);
     res->stage_ms[TLC_STAGE_PASSES] += clock_ms() - t;
@@ -369,6 +374,7 @@ char *tlc_compile_request(const char *source, const tlc_compile_options *opt_in)
             (int)opt->math_lib);
   if (opt->math_lib == TLC_MATH_LIBDEVICE)
     sb_printf(&sb, "libdevice %016llx\n", (unsigned long long)cg_libdevice_identity(opt->libdevice));
+  if (opt->skip_passes && *opt->skip_passes) request_str(&sb, "skip_passes", opt->skip_passes);
   return sb_take(&sb);
 }
 

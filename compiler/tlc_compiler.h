@@ -68,6 +68,9 @@ typedef struct tlc_compile_options {
                                -1 = none */
   tlc_math_lib math_lib;    /* the math library (0: libclc; the runtime and the CLI ask for
                                TLC_MATH_AUTO unless $TLC_MATH_LIB says otherwise) */
+  const char *skip_passes;  /* optional passes not to run, comma-separated ("pingpong,dot-ahead"):
+                               A/B runs and bisecting a miscompile; NULL or "" = none
+                               (tlc_pass_skippable lists them; the runtime's TLC_SKIP_PASSES) */
   const char *libdevice;    /* with TLC_MATH_LIBDEVICE: libdevice.10.bc's path; NULL = look
                                for it ($TLC_LIBDEVICE, $TRITON_LIBDEVICE_PATH, $CUDA_HOME,
                                $CUDA_PATH, /usr/local/cuda, Debian's toolkit; docs/cli.md) */

@@ -22,29 +22,29 @@
 
 const PassInfo pass_table[] = {
     {"canonicalize", pass_canonicalize,
-     "fold constants and identities, CSE, DCE, drop unchanged loop-carried values"},
+     "fold constants and identities, CSE, DCE, drop unchanged loop-carried values", false},
     {"consumer-warpgroups", pass_consumer_warpgroups,
      "sm_90: an attention-like loop whose carried tiles overflow one warpgroup runs on two "
-     "consumer warpgroups (num_warps 4 -> 8) beside the producer warp-specialize adds"},
+     "consumer warpgroups (num_warps 4 -> 8) beside the producer warp-specialize adds", true},
     {"coalesce", pass_coalesce,
-     "choose the vector width (attr.vec) and anchor layout of every load/store from AxisInfo"},
+     "choose the vector width (attr.vec) and anchor layout of every load/store from AxisInfo", false},
     {"assign-layouts", pass_assign_layouts,
      "give every tensor a layout by propagation from the anchors (dots first: mma on tensor "
-     "cores); insert convert_layout and the shared-memory staging of mma operands"},
+     "cores); insert convert_layout and the shared-memory staging of mma operands", false},
     {"pipeline", pass_pipeline,
      "software pipelining: loads feeding dots become a num_stages ring of shared buffers filled "
-     "by cp.async; wgmma dots in those loops go asynchronous"},
+     "by cp.async; wgmma dots in those loops go asynchronous", true},
     {"dot-ahead", pass_dot_ahead,
      "sm_90: in a TMA-pipelined loop, the wgmma dot of a ring slot and invariants (attention's "
-     "q @ k) is issued one iteration early, overlapping the next S with this softmax"},
+     "q @ k) is issued one iteration early, overlapping the next S with this softmax", true},
     {"warp-specialize", pass_warp_specialize,
      "sm_90: a TMA-pipelined loop's copies move to a producer warp (tl.range(warp_specialize=True) or "
-     "the compile option); the warps wait for the slots and hand each back when done"},
+     "the compile option); the warps wait for the slots and hand each back when done", true},
     {"tma-store", pass_tma_store,
      "sm_90: tile stores outside loops, masked by the array's extents, go out through shared memory "
-     "and one bulk tensor copy"},
+     "and one bulk tensor copy", true},
     {"allocate-shared", pass_allocate_shared,
-     "give every local_alloc buffer its offset in shared memory"},
+     "give every local_alloc buffer its offset in shared memory", false},
 };
 const int pass_count = (int)(sizeof pass_table / sizeof pass_table[0]);
 
@@ -71,6 +71,28 @@ static const PassInfo *find_pass(const char *name, size_t len) {
     if (strlen(pass_table[i].name) == len && !strncmp(pass_table[i].name, name, len)) return &pass_table[i];
   return NULL;
 }
+
+const char *pass_not_skippable(const char *list, size_t *len) {
+  for (const char *p = list; p && *p;) {
+    size_t n = strcspn(p, ",");
+    const PassInfo *info = find_pass(p, n);
+    if (!info || !info->optional) return *len = n, p;
+    p += n + (p[n] == ',');
+  }
+  return NULL;
+}
+
+/* Is pass `name` in the comma-separated list? */
+static bool listed(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = list; p && *p;) {
+    size_t n = strcspn(p, ",");
+    if (n == len && !strncmp(p, name, n)) return true;
+    p += n + (p[n] == ',');
+  }
+  return false;
+}
+
 
 static void run_pass(Runner *r, const PassInfo *p) {
   if (r->failed) return;
@@ -100,7 +122,9 @@ static void run_pass(Runner *r, const PassInfo *p) {
 
 static void run(Runner *r, const char *name) {
   const PassInfo *p = find_pass(name, strlen(name));
-  if (p) {
+  if (p && p->optional && listed(r->opt->skip, name)) {
+    return; /* left out (tlc_compile_options.skip_passes) */
+  } else if (p) {
     run_pass(r, p);
   } else if (!r->failed) {
     diag_internal(r->opt->diag, (Loc){0}, NULL, "the pipeline names an unknown pass '%s'", name);

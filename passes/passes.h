@@ -32,6 +32,7 @@ typedef struct PassOptions {
   const char *dump_after;  /* pass name whose output goes to `dump` */
   StrBuf *dump;            /* where --dump-after output goes (may be NULL) */
   DiagEngine *diag;        /* where every failure is reported */
+  const char *skip;        /* optional passes the pipeline leaves out, comma-separated (or NULL) */
 } PassOptions;
 
 typedef int (*PassFn)(IrModule *m, StrBuf *errors); /* 0 = ok; else what went wrong is in errors */
@@ -40,6 +41,7 @@ typedef struct PassInfo {
   const char *name;        /* as given to --dump-after */
   PassFn fn;
   const char *summary;
+  bool optional;           /* an optimization the pipeline may leave out (PassOptions.skip) */
 } PassInfo;
 
 extern const PassInfo pass_table[];
@@ -62,6 +64,9 @@ void pass_internal_error(const IrModule *m, const Op *op, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* True when `name` is a pass of the table (for option checking). */
 bool pass_exists(const char *name);
+/* The first name of a comma-separated list that is not an optional pass,
+ * as a pointer into the list and its length in *len (NULL: all are). */
+const char *pass_not_skippable(const char *list, size_t *len);
 
 /* ---- the passes ------------------------------------------------------------ */
 

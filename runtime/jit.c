@@ -76,6 +76,8 @@ static tlc_status rt_request_init(tlc_runtime *rt, RtJitRequest *q, const char *
   q->co.warp_specialize = opt ? opt->warp_specialize : 0;
   if (ws && !strcmp(ws, "1")) q->co.warp_specialize = 1;
   else if (ws && !strcmp(ws, "0")) q->co.warp_specialize = -1;
+  /* TLC_SKIP_PASSES=NAME[,NAME]: optional passes left out of every kernel (A/B runs) */
+  q->co.skip_passes = getenv("TLC_SKIP_PASSES");
   /* the math library from the environment (the command line's --math-lib);
    * the libdevice file is the compiler's to find ($TLC_LIBDEVICE, ...) */
   if (tlc_math_lib_from_env(&q->co.math_lib) != 0)

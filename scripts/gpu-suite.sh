@@ -118,9 +118,9 @@ elif command -v compute-sanitizer >/dev/null 2>&1; then
   # (dot-ahead) are the most involved; the cases after it are the first to
   # go when the suite's time runs out)
   sanitize_cases=(
-    "ex_attention Z1H2N256D64c/"     # seed 004: 4-D TMA rings, dot-ahead, chained wgmma (p as register A), fwd and bwd (all 24 small cases; 23 s for the three tools)
+    "ex_attention Z1H2N256D64c/"     # seed 004: 4-D TMA rings, dot-ahead, chained wgmma (p as register A), fwd and bwd
     "ex_attention Z1H2N256D64c/ ws"  # the same, warp-specialized (TLC_WARP_SPECIALIZE=1): producer warp, empty-slot mbarriers, named barriers, setmaxnreg
-    "ex_attention D128/b128x64/w4"   # consumer-warpgroups: the forward on two consumer warpgroups beside the producer (12 warps)
+    "ex_attention D128/b128x64/w4"   # consumer-warpgroups: the forward on two consumer warpgroups beside the producer (12 warps), rings of 3 and 4 slots
     "ex_attention Z1H2N384D128c/"    # the backward at head dim 128 on 4 warps, split for registers (8 warps, no producer)
     "ex_attention_000 B2H2N384D128"  # seed 000: its dK/dV kernel split (128-row KV blocks)
     "ex_matmul_forms 333x272 ws"     # matmul warp-specialized: one wgmma in flight across the back edge, slots handed back one late

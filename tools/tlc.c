@@ -40,7 +40,7 @@ enum { CMD_COMPILE = 1, CMD_OPT = 2, CMD_AUTOTUNE = 4, CMD_RUN = 8, CMD_ALL = 15
 /* Long-only options get codes above the characters. */
 enum {
   OPT_KERNEL = 256, OPT_SIGNATURE, OPT_EMIT, OPT_ARCH, OPT_NUM_WARPS, OPT_NUM_STAGES,
-  OPT_DUMP_AFTER, OPT_VERIFY_EACH, OPT_COLOR, OPT_TIME, OPT_PASS, OPT_SPLIT, OPT_VERSION, OPT_DEBUG,
+  OPT_DUMP_AFTER, OPT_SKIP_PASS, OPT_VERIFY_EACH, OPT_COLOR, OPT_TIME, OPT_PASS, OPT_SPLIT, OPT_VERSION, OPT_DEBUG,
   OPT_MATH_LIB, OPT_LIBDEVICE, OPT_WARP_SPECIALIZE, OPT_GRID, OPT_METADATA,
 };
 
@@ -88,6 +88,9 @@ static const CliOption cli_options[] = {
      "treat each part between '// -----' lines as a module of its own"},
     {"dump-after", OPT_DUMP_AFTER, required_argument, "PASS", CMD_COMPILE | CMD_OPT,
      "print the tile IR after each run of PASS to stderr"},
+    {"skip-pass", OPT_SKIP_PASS, required_argument, "NAME[,NAME]", CMD_COMPILE,
+     "leave these optional passes out (A/B runs, bisecting): consumer-warpgroups, pipeline, dot-ahead, "
+     "warp-specialize, tma-store"},
     {"verify-each", OPT_VERIFY_EACH, no_argument, NULL, CMD_COMPILE, "verify the IR after every pass (tlc opt always does)"},
     {"color", OPT_COLOR, optional_argument, "[=WHEN]", CMD_ALL,
      "color diagnostics: auto (default: on a terminal, unless NO_COLOR is set), always, never"},
@@ -246,6 +249,7 @@ static int take_option(Cli *c, int code, const char *arg) {
     break;
   case OPT_ARCH: c->opt.arch = arg; break;
   case OPT_DUMP_AFTER: c->opt.dump_after = arg; break;
+  case OPT_SKIP_PASS: c->opt.skip_passes = arg; break;
   case OPT_VERIFY_EACH: c->opt.verify_each = true; break;
   case OPT_DEBUG: c->opt.debug = true; break;
   case OPT_WARP_SPECIALIZE:

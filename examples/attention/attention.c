@@ -25,6 +25,7 @@ typedef struct Att {
   int Z, H, N, D;
   bool causal;
   int block_m, block_n, warps;  /* forward config */
+  int stages;                   /* its num_stages (0: the default, 3) */
 } Att;
 
 static const char *TILE = "attention/fused_attention.tile";
@@ -76,6 +77,11 @@ static void reference(const Att *a, const double *q, const double *k, const doub
 
 static void run(Ex *ex, const Att *a) {
   int Z = a->Z, H = a->H, N = a->N, D = a->D;
+  char size[96];
+  snprintf(size, sizeof size, "Z%dH%dN%dD%d%s/b%dx%d/w%d", Z, H, N, D, a->causal ? "c" : "", a->block_m,
+           a->block_n, a->warps);
+  if (a->stages) snprintf(size + strlen(size), sizeof size - strlen(size), "/s%d", a->stages);
+  if (!ex_selected(ex, "attention", size)) return; /* --only */
   if (ex_cpu_skip(ex, "attention", (double)Z * H * N * N * D)) return;
   size_t n = (size_t)Z * H * N * D, nm = (size_t)Z * H * N;
   double scale = 0.5;
@@ -88,9 +94,6 @@ static void run(Ex *ex, const Att *a) {
 
   Dev Q = dev_f16(ex, q, n), K = dev_f16(ex, k, n), V = dev_f16(ex, v, n), DO = dev_f16(ex, dout, n);
   ExOut O = ex_out_alloc(ex, n * 2), M = ex_out_alloc(ex, nm * 4);
-  char size[96];
-  snprintf(size, sizeof size, "Z%dH%dN%dD%d%s/b%dx%d/w%d", Z, H, N, D, a->causal ? "c" : "", a->block_m,
-           a->block_n, a->warps);
 
   /* _attn_fwd(Q, K, V, sm_scale, M, Out, 16 strides, Z, H, N_CTX, HEAD_DIM, BLOCK_M, BLOCK_N, STAGE) */
   ExSig s;
@@ -110,7 +113,7 @@ static void run(Ex *ex, const Att *a) {
   snprintf(bm, sizeof bm, "BLOCK_M=%d", a->block_m);
   snprintf(bn, sizeof bn, "BLOCK_N=%d", a->block_n);
   const char *cx[2] = {bm, bn};
-  tlc_kernel_options opt = {.num_warps = a->warps, .constexprs = cx, .nconstexprs = 2};
+  tlc_kernel_options opt = {.num_warps = a->warps, .num_stages = a->stages, .constexprs = cx, .nconstexprs = 2};
   tlc_kernel *fwd;
   GridCtx gc = {N, Z * H};
   if (a->block_m == 0) {
@@ -208,8 +211,10 @@ int main(int argc, char **argv) {
       {2, 2, 512, 64, true, 64, 32, 4},
       {1, 2, 256, 128, false, 128, 64, 8},
       {1, 2, 256, 128, false, 128, 64, 4}, /* sm_90: two consumer warpgroups and the producer (12 warps) */
+      {1, 2, 512, 128, false, 128, 64, 4, 4}, /* ... with a ring of 4 slots */
       {1, 2, 384, 128, true, 128, 32, 4},
       {1, 4, 512, 64, true, 0, 0, 0},  /* autotuned over the decorator's configs */
+      {1, 2, 1024, 128, false, 0, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run(&ex, &cases[i]);
   return ex_finish(&ex);

@@ -112,6 +112,20 @@ int main(void) {
   o = base(), o.math_lib = (tlc_math_lib)7;
   refused(o, "unknown math library 7");
 
+  /* Optional passes may be left out, by name, and that is part of the key;
+   * a pass the pipeline needs, or no pass at all, is refused. */
+  o = base(), o.skip_passes = "dot-ahead,warp-specialize";
+  char why[256];
+  CHECK(tlc_compile_options_check(&o, why, sizeof why) == 0);
+  tlc_compile_options plain = base(), empty = base();
+  empty.skip_passes = "";
+  CHECK(!fp_eq(src, &plain, &o));
+  CHECK(fp_eq(src, &plain, &empty));
+  o = base(), o.skip_passes = "pipeline,coalesce";
+  refused(o, "skip_passes: 'coalesce' is not a pass that may be left out");
+  o = base(), o.skip_passes = "dot_ahead";
+  refused(o, "skip_passes: 'dot_ahead' is not a pass that may be left out");
+
   /* The math library and the libdevice file are part of the key. */
   char dir[] = "/tmp/tlc-options-XXXXXX";
   CHECK(mkdtemp(dir) != NULL);
