@@ -197,6 +197,10 @@ static void describe_kernel(const IrModule *m, const CgResult *cr, tlc_compile_r
   res->ntma = m->func->ntma;
   res->tma = xcalloc((size_t)m->func->ntma + 1, sizeof *res->tma);
   for (int i = 0; i < m->func->ntma; i++) tma_recipe(&m->func->tma[i], &res->tma[i]);
+  res->nconstexprs = m->nconsts;
+  res->constexprs = xcalloc((size_t)m->nconsts + 1, sizeof *res->constexprs);
+  for (int i = 0; i < m->nconsts; i++)
+    res->constexprs[i] = (tlc_constexpr_def){xstrdup(m->const_names[i]), xstrdup(m->const_values[i])};
 }
 
 /* Specialize, run the passes, generate code; fills res on success.  Every
@@ -344,6 +348,11 @@ void tlc_compile_result_free(tlc_compile_result *r) {
   if (r->params)
     for (int i = 0; i < r->nparams; i++) free((char *)r->params[i].name);
   free(r->params);
+  for (int i = 0; r->constexprs && i < r->nconstexprs; i++) {
+    free((char *)r->constexprs[i].name);
+    free((char *)r->constexprs[i].value);
+  }
+  free(r->constexprs);
   memset(r, 0, sizeof *r);
 }
 

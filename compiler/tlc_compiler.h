@@ -105,6 +105,10 @@ typedef struct tlc_compile_result {
   tlc_param_info *params;
   int ntma;                 /* hidden tensor-map parameters after them */
   tlc_tma_recipe *tma;
+  int nconstexprs;          /* the parameters specialization made constants (tl.constexpr ones,
+                               the signature's literal entries, defaults, heuristics), in order */
+  tlc_constexpr_def *constexprs; /* each one's name and value as Python-literal text: "128",
+                               "True", "tl.float16" */
   double compile_ms;        /* wall time of the whole compilation */
   double stage_ms[TLC_STAGE__COUNT]; /* wall time of each stage (0: did not run) */
 } tlc_compile_result;

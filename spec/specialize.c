@@ -515,6 +515,22 @@ static const char *literal_text(Spec *s, const SVal *v) {
   }
 }
 
+/* The parameters bound to literal values (not runtime arguments), in
+ * parameter order, into the module: what a launcher computing a grid from
+ * them (tlc compile --grid) may read. */
+static void record_consts(Spec *s, const FuncDef *k, const Scope *sc) {
+  IrModule *m = s->m;
+  m->const_names = ARENA_ARRAY(s->arena, const char *, k->nparams + 1);
+  m->const_values = ARENA_ARRAY(s->arena, const char *, k->nparams + 1);
+  for (int p = 0; p < k->nparams; p++)
+    for (int j = 0; j < sc->vars.len; j++) {
+      if (strcmp(sc->vars.data[j].name, k->params[p].name)) continue;
+      const char *text = literal_text(s, sc->vars.data[j].val);
+      if (text) m->const_names[m->nconsts] = k->params[p].name, m->const_values[m->nconsts++] = text;
+      break;
+    }
+}
+
 static bool str_list(Spec *s, SVal *v, Loc loc, const char *what, const char ***out, int *n) {
   if (v->kind != SV_TUPLE) {
     spec_error(s, loc, "%s of triton.autotune must be a list of parameter names", what);
@@ -926,6 +942,7 @@ IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, D
     VEC_FREE(sc.vars);
     goto fail_sig;
   }
+  record_consts(s, k, &sc);
 
   Frame fr = {.fn = k, .call_loc = k->loc};
   s->frames[s->depth++] = &fr;
