@@ -447,6 +447,9 @@ tlc_compile_status tlc_autotune_info_for(const char *path, const char *source, c
       out->nreset = t.nreset;
       out->reset_to_zero = xcalloc((size_t)t.nreset + 1, sizeof(char *));
       for (int i = 0; i < t.nreset; i++) out->reset_to_zero[i] = xstrdup(t.reset_to_zero[i]);
+      out->nrestore = t.nrestore;
+      out->restore_value = xcalloc((size_t)t.nrestore + 1, sizeof(char *));
+      for (int i = 0; i < t.nrestore; i++) out->restore_value[i] = xstrdup(t.restore_value[i]);
     }
     ast_free(&mod);
   }
@@ -469,6 +472,8 @@ void tlc_tune_info_free(tlc_tune_info *info) {
   free(info->keys);
   for (int i = 0; i < info->nreset; i++) free(info->reset_to_zero[i]);
   free(info->reset_to_zero);
+  for (int i = 0; i < info->nrestore; i++) free(info->restore_value[i]);
+  free(info->restore_value);
   free(info->diagnostics);
   memset(info, 0, sizeof *info);
 }

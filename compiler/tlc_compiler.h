@@ -182,7 +182,9 @@ typedef struct tlc_tune_info {
   int nkeys;
   char **keys;              /* parameter names whose values select a config */
   int nreset;
-  char **reset_to_zero;     /* pointer parameters zeroed before each trial */
+  char **reset_to_zero;     /* pointer parameters zeroed before each trial (and once after) */
+  int nrestore;
+  char **restore_value;     /* pointer parameters copied aside before the trials, back after each */
   char *diagnostics;        /* errors, formatted like tlc_compile's */
 } tlc_tune_info;
 

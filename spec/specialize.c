@@ -735,7 +735,7 @@ bool spec_autotune(const Module *ast, const SpecRequest *req, Arena *arena, Diag
   irb_init(&s->b, s->m, s->f, s->f->body);
   Frame fr = {.fn = k, .call_loc = dec->loc};
   s->frames[s->depth++] = &fr;
-  SVal *configs = NULL, *key = NULL, *reset = NULL;
+  SVal *configs = NULL, *key = NULL, *reset = NULL, *restore = NULL;
   const Expr *prune_expr = NULL;
   Loc prune_loc = dec->loc;
   if (dec->nitems > 0) configs = spec_eval(s, s->globals, dec->items[0]);
@@ -746,11 +746,12 @@ bool spec_autotune(const Module *ast, const SpecRequest *req, Arena *arena, Diag
     if (!strcmp(kw->name, "configs")) configs = spec_eval(s, s->globals, kw->value);
     else if (!strcmp(kw->name, "key")) key = spec_eval(s, s->globals, kw->value);
     else if (!strcmp(kw->name, "reset_to_zero")) reset = spec_eval(s, s->globals, kw->value);
+    else if (!strcmp(kw->name, "restore_value")) restore = spec_eval(s, s->globals, kw->value);
     else if (!strcmp(kw->name, "prune_configs_by")) {
       prune_expr = kw->value; /* evaluated below, speculatively */
       prune_loc = kw->loc;
     }
-    /* restore_value, warmup, rep, use_cuda_graph, ... : accepted, unused */
+    /* warmup, rep, use_cuda_graph, ... : accepted, unused */
   }
   s->depth--;
   bool ok = d->nerrors == errs0;
@@ -764,6 +765,8 @@ bool spec_autotune(const Module *ast, const SpecRequest *req, Arena *arena, Diag
   }
   if (ok) ok = str_list(s, key, dec->loc, "key", &out->keys, &out->nkeys);
   if (ok && reset && reset->kind != SV_NONE) ok = str_list(s, reset, dec->loc, "reset_to_zero", &out->reset_to_zero, &out->nreset);
+  if (ok && restore && restore->kind != SV_NONE)
+    ok = str_list(s, restore, dec->loc, "restore_value", &out->restore_value, &out->nrestore);
   for (int i = 0; ok && i < out->nkeys; i++)
     if (!has_param(k, out->keys[i])) {
       spec_error(s, dec->loc, "autotune key '%s' is not a parameter of '%s'", out->keys[i], k->name);

@@ -142,7 +142,8 @@ static void print_help(FILE *out, unsigned cmd) {
   }
   if (cmd & CMD_AUTOTUNE)
     fputs("\ntlc autotune prints the configs and key of a kernel's @triton.autotune\n"
-          "decorator, one config per line (NAME=VALUE ... num_warps=N num_stages=N).\n", out);
+          "decorator, one config per line (NAME=VALUE ... num_warps=N num_stages=N), then\n"
+          "its reset_to_zero and restore_value names when it has them.\n", out);
   if (cmd & CMD_RUN)
     fputs("\ntlc run interprets the kernel on the CPU, every load and store checked: one ARG\n"
           "per runtime parameter, a .npy file for a pointer (written back when the kernel\n"
@@ -590,6 +591,10 @@ static int autotune_main(Cli *c, const char *source) {
       for (int j = 0; j < tc->nconstexprs; j++) printf("%s=%s ", tc->constexprs[j].name, tc->constexprs[j].value);
       printf("num_warps=%d num_stages=%d%s\n", tc->num_warps, tc->num_stages, tc->pruned ? " pruned" : "");
     }
+    for (int i = 0; i < info.nreset; i++) printf("%s %s", i ? "" : "reset_to_zero:", info.reset_to_zero[i]);
+    if (info.nreset) printf("\n");
+    for (int i = 0; i < info.nrestore; i++) printf("%s %s", i ? "" : "restore_value:", info.restore_value[i]);
+    if (info.nrestore) printf("\n");
   }
   tlc_tune_info_free(&info);
   return exit_status(st);
