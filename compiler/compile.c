@@ -459,6 +459,15 @@ tlc_compile_status tlc_autotune_info_for(const char *path, const char *source, c
   return st;
 }
 
+void tlc_tune_config_text(const tlc_tune_config *c, char *buf, size_t len) {
+  if (!len) return;
+  size_t n = 0;
+  buf[0] = 0;
+  for (int j = 0; j < c->nconstexprs && n < len; j++)
+    n += (size_t)snprintf(buf + n, len - n, "%s=%s ", c->constexprs[j].name, c->constexprs[j].value);
+  if (n < len) snprintf(buf + n, len - n, "num_warps=%d num_stages=%d", c->num_warps, c->num_stages);
+}
+
 void tlc_tune_info_free(tlc_tune_info *info) {
   for (int i = 0; i < info->nconfigs; i++) {
     for (int j = 0; j < info->configs[i].nconstexprs; j++) {

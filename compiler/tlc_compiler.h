@@ -200,6 +200,9 @@ tlc_compile_status tlc_autotune_info_for(const char *path, const char *source, c
                                          const char *arch, const char *signature,
                                          const tlc_constexpr_def *args, int nargs, tlc_tune_info *out);
 void tlc_tune_info_free(tlc_tune_info *info);
+/* Config c as `tlc autotune` prints it, "BLOCK=64 num_warps=4 num_stages=3",
+ * into buf (truncated to len - 1 characters, always NUL-terminated). */
+void tlc_tune_config_text(const tlc_tune_config *c, char *buf, size_t len);
 
 /* The request: a text naming everything that determines the output of
  * tlc_compile (the tlc version, the XXH3-128 digest of the source, kernel,

@@ -67,14 +67,6 @@ static void mix(FILE *f, const void *p, size_t n) {
 }
 static void mix_str(FILE *f, const char *s) { mix(f, s ? s : "", s ? strlen(s) + 1 : 0); }
 
-static void config_text(const tlc_tune_config *c, char *buf, size_t cap) {
-  size_t len = 0;
-  buf[0] = 0;
-  for (int j = 0; j < c->nconstexprs && len < cap; j++)
-    len += (size_t)snprintf(buf + len, cap - len, "%s=%s ", c->constexprs[j].name, c->constexprs[j].value);
-  if (len < cap) snprintf(buf + len, cap - len, "num_warps=%d num_stages=%d", c->num_warps, c->num_stages);
-}
-
 /* Options for config c: the caller's constexprs plus the config's. */
 static tlc_kernel_options config_options(const tlc_kernel_options *opt, const tlc_tune_config *c,
                                          const char **cx, char (*store)[160]) {
@@ -242,7 +234,7 @@ static int disk_read(const tlc_runtime *rt, RtKey key, const tlc_tune_info *info
   int idx = -1;
   if (cJSON_IsString(k) && !strcmp(k->valuestring, hex) && cJSON_IsNumber(c) && cJSON_IsString(t) &&
       c->valuedouble >= 0 && c->valuedouble < info->nconfigs && c->valuedouble == (double)c->valueint) {
-    config_text(&info->configs[c->valueint], want, sizeof want);
+    tlc_tune_config_text(&info->configs[c->valueint], want, sizeof want);
     if (!strcmp(t->valuestring, want)) idx = c->valueint;
   }
   cJSON_Delete(doc);
@@ -254,7 +246,7 @@ static void disk_write(const tlc_runtime *rt, RtKey key, const tlc_tune_info *in
   if (!rt->cache.dir || rt_mkdir_p(rt->cache.dir) != 0) return;
   char path[4096], text[1024], hex[33];
   disk_path(rt, key, path, sizeof path);
-  config_text(&info->configs[idx], text, sizeof text);
+  tlc_tune_config_text(&info->configs[idx], text, sizeof text);
   rt_key_hex(key, hex);
   cJSON *doc = cJSON_CreateObject();
   cJSON_AddStringToObject(doc, "key", hex);

@@ -131,8 +131,8 @@ void aot_c_type(tlc_param_kind k, const char **type, const char **maker) {
 
 /* ---- the generated files ------------------------------------------------------------------ */
 
-void aot_put_c_string(FILE *f, const char *text) {
-  fputs("    \"", f);
+void aot_put_ptx(FILE *f, const char *name, const char *text) {
+  fprintf(f, "static const char %s[] =\n    \"", name);
   for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
     if (*p == '\n') fputs(p[1] ? "\\n\"\n    \"" : "\\n", f);
     else if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
@@ -140,7 +140,15 @@ void aot_put_c_string(FILE *f, const char *text) {
     else if (*p < 32 || *p >= 127) fprintf(f, "\\%03o", *p);
     else fputc(*p, f);
   }
-  fputs("\"", f);
+  fputs("\";\n\n", f);
+}
+
+void aot_put_param_descs(FILE *f, const char *tag, const tlc_compile_result *r) {
+  fprintf(f, "static const tlc_param_desc %s_params[] = {\n", tag);
+  for (int p = 0; p < r->nparams; p++)
+    fprintf(f, "    {\"%s\", \"%s\"},\n", r->params[p].name, tlc_param_kind_name(r->params[p].kind));
+  if (r->nparams == 0) fputs("    {NULL, NULL},\n", f);
+  fputs("};\n\n", f);
 }
 
 void aot_put_params(FILE *f, const tlc_compile_result *r, AotParamForm form) {
@@ -172,11 +180,10 @@ static void put_banner(FILE *f, const AotEntry *es, int n, const char *prefix, c
               k->res->kernel_symbol, k->file, o->signature ? o->signature : "", o->arch, es[i].nvariants,
               es[i].nvariants == 1 ? "" : "s", es[i].grid ? ", grid " : "", es[i].grid ? grid_text(es[i].grid) : "");
       for (int v = 0; v < es[i].nvariants; v++) {
-        const tlc_tune_config *tc = &es[i].tune->configs[es[i].config_of[v]];
-        fprintf(f, " *   config %d:", v);
-        for (int j = 0; j < tc->nconstexprs; j++) fprintf(f, " %s=%s", tc->constexprs[j].name, tc->constexprs[j].value);
-        fprintf(f, " num_warps=%d num_stages=%d (the decorator's config %d), %d bytes of shared memory\n",
-                tc->num_warps, tc->num_stages, es[i].config_of[v], es[i].variants[v].res->shared_bytes);
+        char text[1024];
+        tlc_tune_config_text(&es[i].tune->configs[es[i].config_of[v]], text, sizeof text);
+        fprintf(f, " *   config %d: %s (the decorator's config %d), %d bytes of shared memory\n", v, text,
+                es[i].config_of[v], es[i].variants[v].res->shared_bytes);
       }
       continue;
     }
@@ -323,15 +330,10 @@ static void put_source(FILE *c, const AotEntry *es, int n, const char *prefix) {
       aot_tune_objects(c, &es[i], tag);
       continue;
     }
-    const tlc_compile_result *r = es[i].variants[0].res;
-    fprintf(c, "static const char %s_ptx[] =\n", tag);
-    aot_put_c_string(c, r->text);
-    fputs(";\n\n", c);
-    fprintf(c, "static const tlc_param_desc %s_params[] = {\n", tag);
-    for (int p = 0; p < r->nparams; p++)
-      fprintf(c, "    {\"%s\", \"%s\"},\n", r->params[p].name, tlc_param_kind_name(r->params[p].kind));
-    if (r->nparams == 0) fputs("    {NULL, NULL},\n", c);
-    fputs("};\n\n", c);
+    char name[200];
+    snprintf(name, sizeof name, "%s_ptx", tag);
+    aot_put_ptx(c, name, es[i].variants[0].res->text);
+    aot_put_param_descs(c, tag, es[i].variants[0].res);
     fprintf(c, "static tlc_kernel *%s_kernel;    /* NULL: not loaded */\n\n", tag);
   }
   fprintf(c, "static tlc_runtime *%s_runtime;  /* the runtime they are loaded into; NULL: none */\n\n", prefix);

@@ -89,8 +89,12 @@ void aot_tag(const AotEntry *es, int n, int i, const char *prefix, char *buf, si
 void aot_put_launch_body(FILE *f, const tlc_compile_result *r, const AotGrid *g, const char *kernel_expr,
                          const char *indent);
 
-/* `text` as C string literals, one per line of it (a PTX). */
-void aot_put_c_string(FILE *f, const char *text);
+/* `static const char NAME[] = ...;`: text (a PTX) as C string literals, one
+ * per line of it. */
+void aot_put_ptx(FILE *f, const char *name, const char *text);
+/* `static const tlc_param_desc TAG_params[]`: r's parameters as
+ * tlc_kernel_from_ptx takes them. */
+void aot_put_param_descs(FILE *f, const char *tag, const tlc_compile_result *r);
 
 /* aot_dispatch.c: an autotuned entry.  The header's declarations; the
  * source's objects (the configs' PTX, the kernel handles, the table of

@@ -105,15 +105,6 @@ static void upper(const char *tag, char *buf, size_t len) {
   buf[n] = 0;
 }
 
-static void config_text(const AotEntry *e, int v, char *buf, size_t len) {
-  const tlc_tune_config *tc = &e->tune->configs[e->config_of[v]];
-  size_t n = 0;
-  buf[0] = 0;
-  for (int j = 0; j < tc->nconstexprs && n < len; j++)
-    n += (size_t)snprintf(buf + n, len - n, "%s=%s ", tc->constexprs[j].name, tc->constexprs[j].value);
-  if (n < len) snprintf(buf + n, len - n, "num_warps=%d num_stages=%d", tc->num_warps, tc->num_stages);
-}
-
 bool aot_tune_float_key(const AotEntry *e) {
   const tlc_compile_result *r = e->variants[0].res;
   FOR_KEY_PARAMS(e, r, p) if (float_kind(r->params[p].kind)) return true;
@@ -208,25 +199,20 @@ void aot_tune_declare(FILE *h, const AotEntry *e, const char *tag, const char *p
 }
 
 void aot_tune_objects(FILE *c, const AotEntry *e, const char *tag) {
-  const tlc_compile_result *r0 = e->variants[0].res;
   char up[160], text[1024];
   upper(tag, up, sizeof up);
   for (int v = 0; v < e->nvariants; v++) {
-    fprintf(c, "static const char %s_ptx_%d[] =\n", tag, v);
-    aot_put_c_string(c, e->variants[v].res->text);
-    fputs(";\n\n", c);
+    char name[200];
+    snprintf(name, sizeof name, "%s_ptx_%d", tag, v);
+    aot_put_ptx(c, name, e->variants[v].res->text);
   }
-  fprintf(c, "static const tlc_param_desc %s_params[] = {\n", tag);
-  for (int p = 0; p < r0->nparams; p++)
-    fprintf(c, "    {\"%s\", \"%s\"},\n", r0->params[p].name, tlc_param_kind_name(r0->params[p].kind));
-  if (r0->nparams == 0) fputs("    {NULL, NULL},\n", c);
-  fputs("};\n\n", c);
+  aot_put_param_descs(c, tag, e->variants[0].res);
   fprintf(c, "/* Each config: its PTX and .entry, warps, dynamic shared memory, text. */\n"
              "static const struct {\n  const char *ptx, *symbol;\n  int num_warps, shared_bytes;\n"
              "  const char *text;\n} %s_configs[%d] = {\n", tag, e->nvariants);
   for (int v = 0; v < e->nvariants; v++) {
     const tlc_compile_result *r = e->variants[v].res;
-    config_text(e, v, text, sizeof text);
+    tlc_tune_config_text(&e->tune->configs[e->config_of[v]], text, sizeof text);
     fprintf(c, "    {%s_ptx_%d, \"%s\", %d, %d, \"%s\"},\n", tag, v, r->kernel_symbol, r->num_warps,
             r->shared_bytes, text);
   }

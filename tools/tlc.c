@@ -558,15 +558,6 @@ static const char *kernel_label(const CliKernel *k, char *buf, size_t len) {
   return buf;
 }
 
-/* "BLOCK=64 num_warps=4 num_stages=3" for messages. */
-static void tune_config_text(const tlc_tune_config *tc, char *buf, size_t len) {
-  size_t n = 0;
-  buf[0] = 0;
-  for (int j = 0; j < tc->nconstexprs && n < len; j++)
-    n += (size_t)snprintf(buf + n, len - n, "%s=%s ", tc->constexprs[j].name, tc->constexprs[j].value);
-  if (n < len) snprintf(buf + n, len - n, "num_warps=%d num_stages=%d", tc->num_warps, tc->num_stages);
-}
-
 /* Variant v of b: the options shared by every kernel, its kernel and
  * signature, and (autotuned) its config's constexprs and warps/stages. */
 static int compile_variant(Cli *c, AotBuild *b, int v, const char *source, const char *path) {
@@ -600,7 +591,7 @@ static int compile_variant(Cli *c, AotBuild *b, int v, const char *source, const
   b->ks[v] = (AotKernel){path, source, o, &b->res[v]};
   if (st != TLC_COMPILE_OK && tc) {
     char text[512];
-    tune_config_text(tc, text, sizeof text);
+    tlc_tune_config_text(tc, text, sizeof text);
     cli_error(c, "config %d (%s) of the @triton.autotune of %s did not compile (a config's constexprs are given "
               "by name: the signature writes '_' for them); leave the config out with --autotune=LIST",
               b->config_of[v], text, kernel);
@@ -760,9 +751,9 @@ static int autotune_main(Cli *c, const char *source) {
     for (int i = 0; i < info.nkeys; i++) printf(" %s", info.keys[i]);
     printf("\n");
     for (int i = 0; i < info.nconfigs; i++) {
-      const tlc_tune_config *tc = &info.configs[i];
-      for (int j = 0; j < tc->nconstexprs; j++) printf("%s=%s ", tc->constexprs[j].name, tc->constexprs[j].value);
-      printf("num_warps=%d num_stages=%d%s\n", tc->num_warps, tc->num_stages, tc->pruned ? " pruned" : "");
+      char text[1024];
+      tlc_tune_config_text(&info.configs[i], text, sizeof text);
+      printf("%s%s\n", text, info.configs[i].pruned ? " pruned" : "");
     }
     for (int i = 0; i < info.nreset; i++) printf("%s %s", i ? "" : "reset_to_zero:", info.reset_to_zero[i]);
     if (info.nreset) printf("\n");
