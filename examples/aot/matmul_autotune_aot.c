@@ -4,7 +4,8 @@
  * (every config's PTX, mmtune_matmul_launch / _launch_config /
  * _chosen_config, the same for matmul_splitk), and this program links them
  * with the runtime's core alone (no compiler, no LLVM).  It stands on its
- * own, as vector_add_aot.c does.
+ * own (with aot_example.h, the examples' frame, beside it), as
+ * vector_add_aot.c does.
  *
  * Each size: fp16 A (M x K) and B (K x N) uniform in [-1, 1) from a printed
  * seed, a reference in double from the same fp16 values, C between guard
@@ -32,36 +33,14 @@
  * device, which runs kernels from .tile source and cannot run PTX). */
 #include "mmtune.h"
 
-#include <inttypes.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+
+#include "aot_example.h"
 
 enum { GUARD = 4096, REPS = 20 };
 static const char *const PROG = "ex_matmul_autotune_aot";
 
-static tlc_runtime *rt;
-static uint64_t seed;
 static int npass, nfail;
-static int reps = REPS, warmup = 1; /* --reps, --warmup: the timed launches and those before */
-
-static void check(tlc_status st, const char *what) {
-  if (st == TLC_OK) return;
-  fprintf(stderr, "%s: error: %s: %s: %s\n", PROG, what, tlc_status_name(st), tlc_runtime_error(rt));
-  printf("FATAL prog=%s what=\"%s\" status=%s seed=%" PRIu64 "\n", PROG, what, tlc_status_name(st), seed);
-  mmtune_unload();
-  tlc_runtime_close(rt);
-  exit(1);
-}
-
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 /* ---- fp16 on the host ----------------------------------------------------------------- */
 
@@ -201,65 +180,58 @@ static void error_result(const char *kernel, const Problem *p, const char *tag, 
   nfail++;
 }
 
-/* matmul: the dispatcher's choice, its remembered launch, each config. */
-static void run_matmul(const Problem *p) {
-  const char *kernel = "matmul_autotune_aot";
-  const double tol = 2e-3;
+/* One of the pair's two kernels as this program runs it. */
+typedef struct Kernel {
+  const char *name;                           /* RESULT's kernel= */
+  Launch launch;
+  int (*chosen)(int32_t m, int32_t n, int32_t k); /* PREFIX_KERNEL_chosen_config */
+  const char *(*text)(int config);            /* PREFIX_KERNEL_config_text */
+  int nconfigs;
+  double tol;
+  bool adds;   /* C is added into (split-K): a config alone runs on a C zeroed here, the guards
+                  (zeroed with it) stay zero, atomics give no re-run check */
+} Kernel;
+
+static const Kernel matmul = {"matmul_autotune_aot", launch_matmul, mmtune_matmul_chosen_config,
+                              mmtune_matmul_config_text, MMTUNE_MATMUL_NUM_CONFIGS, 2e-3, false};
+static const Kernel splitk = {"matmul_splitk_autotune_aot", launch_splitk, mmtune_matmul_splitk_chosen_config,
+                              mmtune_matmul_splitk_config_text, MMTUNE_MATMUL_SPLITK_NUM_CONFIGS, 1e-3, true};
+
+/* The dispatcher's first launch of the size (it chooses: on poison, also
+ * for split-K, where only its reset_to_zero makes C right), then each
+ * config alone; each checked, re-run (not split-K) and timed. */
+static void run_kernel(const Problem *p, const Kernel *kn) {
   unsigned char *h1 = malloc(p->total), *h2 = malloc(p->total);
   if (!h1 || !h2) check(TLC_ERR_INVALID, "host memory");
-  for (int config = -1; config < MMTUNE_MATMUL_NUM_CONFIGS; config++) {
-    tlc_status st = run_once(p, launch_matmul, config, 0xFF, h1);
-    int chosen = config < 0 ? mmtune_matmul_chosen_config(p->m, p->n, p->k) : config;
+  unsigned char fill = kn->adds ? 0 : 0xFF; /* for a config alone; the guards keep it */
+  for (int config = -1; config < kn->nconfigs; config++) {
+    tlc_status st = run_once(p, kn->launch, config, config < 0 ? 0xFF : fill, h1);
+    int chosen = config < 0 ? kn->chosen(p->m, p->n, p->k) : config;
     char tag[32];
     snprintf(tag, sizeof tag, "%s%d", config < 0 ? "auto=c" : "c", chosen);
     if (st != TLC_OK) {
-      error_result(kernel, p, tag, st);
+      error_result(kn->name, p, tag, st);
       continue;
     }
     if (config < 0)
-      printf("NOTE prog=%s kernel=%s size=%" PRId32 "x%" PRId32 "x%" PRId32 " chose config %d: %s\n", PROG, kernel,
-             p->m, p->n, p->k, chosen, chosen >= 0 ? mmtune_matmul_config_text(chosen) : "(none)");
-    Outcome o = compare(p, h1, 0xFF);
-    st = run_once(p, launch_matmul, config, 0xFF, h2); /* the dispatcher: now without timing */
-    bool stable = st == TLC_OK && memcmp(h1, h2, p->total) == 0;
-    double us = time_us(p, launch_matmul, config);
-    bool pass = chosen >= 0 && chosen < MMTUNE_MATMUL_NUM_CONFIGS && o.unwritten == 0 && o.oob == 0 && stable &&
-                o.rel < tol && o.max_abs == o.max_abs;
-    result(kernel, p, tag, &o, tol, stable ? "yes" : "no", us, pass);
+      printf("NOTE prog=%s kernel=%s size=%" PRId32 "x%" PRId32 "x%" PRId32 " chose config %d: %s\n", PROG,
+             kn->name, p->m, p->n, p->k, chosen, chosen >= 0 ? kn->text(chosen) : "(none)");
+    Outcome o = compare(p, h1, fill);
+    bool stable = true;
+    if (!kn->adds) { /* again on fresh poison: the dispatcher now without timing */
+      st = run_once(p, kn->launch, config, 0xFF, h2);
+      stable = st == TLC_OK && memcmp(h1, h2, p->total) == 0;
+    }
+    double us = time_us(p, kn->launch, config); /* (split-K's sums pile up in C: after the check) */
+    bool pass = chosen >= 0 && chosen < kn->nconfigs && o.unwritten == 0 && o.oob == 0 && stable &&
+                o.rel < kn->tol && o.max_abs == o.max_abs;
+    result(kn->name, p, tag, &o, kn->tol, kn->adds ? "-" : stable ? "yes" : "no", us, pass);
   }
   free(h1), free(h2);
 }
 
-/* matmul_splitk: the dispatcher's choice on poisoned C (reset_to_zero at
- * work), then each config on a C zeroed here. */
-static void run_splitk(const Problem *p) {
-  const char *kernel = "matmul_splitk_autotune_aot";
-  const double tol = 1e-3;
-  unsigned char *h = malloc(p->total);
-  if (!h) check(TLC_ERR_INVALID, "host memory");
-  for (int config = -1; config < MMTUNE_MATMUL_SPLITK_NUM_CONFIGS; config++) {
-    tlc_status st = run_once(p, launch_splitk, config, config < 0 ? 0xFF : 0, h);
-    int chosen = config < 0 ? mmtune_matmul_splitk_chosen_config(p->m, p->n, p->k) : config;
-    char tag[32];
-    snprintf(tag, sizeof tag, "%s%d", config < 0 ? "auto=c" : "c", chosen);
-    if (st != TLC_OK) {
-      error_result(kernel, p, tag, st);
-      continue;
-    }
-    if (config < 0)
-      printf("NOTE prog=%s kernel=%s size=%" PRId32 "x%" PRId32 "x%" PRId32 " chose config %d: %s\n", PROG, kernel,
-             p->m, p->n, p->k, chosen, chosen >= 0 ? mmtune_matmul_splitk_config_text(chosen) : "(none)");
-    Outcome o = compare(p, h, 0); /* the guards: zeroed with C, by the dispatcher or here */
-    double us = time_us(p, launch_splitk, config); /* (the sums pile up in C: after the check) */
-    bool pass = chosen >= 0 && chosen < MMTUNE_MATMUL_SPLITK_NUM_CONFIGS && o.unwritten == 0 && o.oob == 0 &&
-                o.rel < tol && o.max_abs == o.max_abs;
-    result(kernel, p, tag, &o, tol, "-", us, pass);
-  }
-  free(h);
-}
-
-/* Inputs, reference and C for m x n x k; then `run`. */
-static void run_size(uint64_t *rng, int32_t m, int32_t n, int32_t k, int esize, void (*run)(const Problem *)) {
+/* Inputs, reference and C for m x n x k; then kn's runs. */
+static void run_size(uint64_t *rng, int32_t m, int32_t n, int32_t k, int esize, const Kernel *kn) {
   Problem p = {m, n, k, 0, 0, 0, (size_t)m * (size_t)n * (size_t)esize, 0, esize, NULL};
   p.total = p.cbytes + 2 * GUARD;
   size_t na = (size_t)m * (size_t)k, nb = (size_t)k * (size_t)n;
@@ -285,7 +257,7 @@ static void run_size(uint64_t *rng, int32_t m, int32_t n, int32_t k, int esize, 
   check(tlc_malloc(rt, p.total, &p.c), "malloc C");
   check(tlc_memcpy_htod(rt, p.a, a16, na * 2), "upload A");
   check(tlc_memcpy_htod(rt, p.b, b16, nb * 2), "upload B");
-  run(&p);
+  run_kernel(&p, kn);
   check(tlc_free(rt, p.a), "free");
   check(tlc_free(rt, p.b), "free");
   check(tlc_free(rt, p.c), "free");
@@ -293,34 +265,8 @@ static void run_size(uint64_t *rng, int32_t m, int32_t n, int32_t k, int esize, 
 }
 
 int main(int argc, char **argv) {
-  seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)clock();
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-      seed = strtoull(argv[++i], NULL, 10);
-    } else if (!strcmp(argv[i], "--reps") && i + 1 < argc && atoi(argv[i + 1]) > 0) {
-      reps = atoi(argv[++i]);
-    } else if (!strcmp(argv[i], "--warmup") && i + 1 < argc && atoi(argv[i + 1]) >= 0) {
-      warmup = atoi(argv[++i]);
-    } else { /* (the options every example program takes, as gpu-suite passes them) */
-      fprintf(stderr, "usage: %s [--seed N] [--reps N] [--warmup N]\n", PROG);
-      return 2;
-    }
-  }
-  tlc_status st = tlc_runtime_open(0, &rt);
-  if (st == TLC_ERR_NO_DRIVER || st == TLC_ERR_NO_DEVICE) {
-    printf("SKIP: %s\n", rt ? tlc_runtime_error(rt) : tlc_status_name(st));
-    tlc_runtime_close(rt);
-    return 77;
-  }
-  check(st, "tlc_runtime_open");
-  if (tlc_device_is_cpu(rt)) {
-    printf("SKIP: the CPU device (TLC_DEVICE=cpu) runs kernels from .tile source; this program carries PTX\n");
-    tlc_runtime_close(rt);
-    return 77;
-  }
-  printf("DEVICE prog=%s name=\"%s\" arch=%s capability=%d sms=%d\n", PROG, tlc_device_name(rt),
-         tlc_device_arch(rt), tlc_device_capability(rt), tlc_device_sm_count(rt));
-  printf("SEED prog=%s seed=%" PRIu64 " (reproduce: %s --seed %" PRIu64 ")\n", PROG, seed, PROG, seed);
+  int rc = ex_start(argc, argv, PROG, REPS, mmtune_unload);
+  if (rc) return rc;
   check(mmtune_load(rt), "mmtune_load");
   const char *small_env = getenv("TLC_EXAMPLES_SMALL");
   bool small = small_env && *small_env && strcmp(small_env, "0") != 0;
@@ -328,9 +274,9 @@ int main(int argc, char **argv) {
   static const int32_t mm[][3] = {{64, 64, 64}, {127, 255, 67}, {512, 512, 512}, {1000, 1000, 1000}, {2048, 256, 512}};
   static const int32_t sk[][3] = {{64, 64, 1024}, {127, 255, 67}, {256, 256, 4096}, {1000, 1000, 1000}};
   for (size_t i = 0; i < sizeof mm / sizeof *mm && (!small || i < 2); i++)
-    run_size(&rng, mm[i][0], mm[i][1], mm[i][2], 2, run_matmul);
+    run_size(&rng, mm[i][0], mm[i][1], mm[i][2], 2, &matmul);
   for (size_t i = 0; i < sizeof sk / sizeof *sk && (!small || i < 2); i++)
-    run_size(&rng, sk[i][0], sk[i][1], sk[i][2], 4, run_splitk);
+    run_size(&rng, sk[i][0], sk[i][1], sk[i][2], 4, &splitk);
   printf("SUMMARY prog=%s passed=%d failed=%d seed=%" PRIu64 "\n", PROG, npass, nfail, seed);
   mmtune_unload();
   tlc_runtime_close(rt);
