@@ -627,7 +627,7 @@ static int build_kernel(Cli *c, AotBuild *b, const char *source, const char *pat
     rc = compile_variant(c, b, v, source, path);
     char what[160];
     snprintf(what, sizeof what, "'%s' (config %d)", b->res[v].kernel_symbol, b->config_of[v]);
-    if (rc == 0 && grid_check(b->grid, &b->res[v], what, why, sizeof why) != 0) { /* before compiling more */
+    if (rc == 0 && b->grid && grid_check(b->grid, &b->res[v], what, why, sizeof why) != 0) { /* before compiling more */
       cli_error(c, "%s", why);
       rc = 1;
     }
