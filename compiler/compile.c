@@ -197,6 +197,10 @@ static void describe_kernel(const IrModule *m, const CgResult *cr, tlc_compile_r
   res->ntma = m->func->ntma;
   res->tma = xcalloc((size_t)m->func->ntma + 1, sizeof *res->tma);
   for (int i = 0; i < m->func->ntma; i++) tma_recipe(&m->func->tma[i], &res->tma[i]);
+  res->nconstexprs = m->nconsts;
+  res->constexprs = xcalloc((size_t)m->nconsts + 1, sizeof *res->constexprs);
+  for (int i = 0; i < m->nconsts; i++)
+    res->constexprs[i] = (tlc_constexpr_def){xstrdup(m->const_names[i]), xstrdup(m->const_values[i])};
 }
 
 /* Specialize, run the passes, generate code; fills res on success.  Every
@@ -344,6 +348,11 @@ void tlc_compile_result_free(tlc_compile_result *r) {
   if (r->params)
     for (int i = 0; i < r->nparams; i++) free((char *)r->params[i].name);
   free(r->params);
+  for (int i = 0; r->constexprs && i < r->nconstexprs; i++) {
+    free((char *)r->constexprs[i].name);
+    free((char *)r->constexprs[i].value);
+  }
+  free(r->constexprs);
   memset(r, 0, sizeof *r);
 }
 
@@ -438,6 +447,9 @@ tlc_compile_status tlc_autotune_info_for(const char *path, const char *source, c
       out->nreset = t.nreset;
       out->reset_to_zero = xcalloc((size_t)t.nreset + 1, sizeof(char *));
       for (int i = 0; i < t.nreset; i++) out->reset_to_zero[i] = xstrdup(t.reset_to_zero[i]);
+      out->nrestore = t.nrestore;
+      out->restore_value = xcalloc((size_t)t.nrestore + 1, sizeof(char *));
+      for (int i = 0; i < t.nrestore; i++) out->restore_value[i] = xstrdup(t.restore_value[i]);
     }
     ast_free(&mod);
   }
@@ -445,6 +457,15 @@ tlc_compile_status tlc_autotune_info_for(const char *path, const char *source, c
   out->diagnostics = sb_take(&diag.out);
   diag_free(&diag);
   return st;
+}
+
+void tlc_tune_config_text(const tlc_tune_config *c, char *buf, size_t len) {
+  if (!len) return;
+  size_t n = 0;
+  buf[0] = 0;
+  for (int j = 0; j < c->nconstexprs && n < len; j++)
+    n += (size_t)snprintf(buf + n, len - n, "%s=%s ", c->constexprs[j].name, c->constexprs[j].value);
+  if (n < len) snprintf(buf + n, len - n, "num_warps=%d num_stages=%d", c->num_warps, c->num_stages);
 }
 
 void tlc_tune_info_free(tlc_tune_info *info) {
@@ -460,6 +481,8 @@ void tlc_tune_info_free(tlc_tune_info *info) {
   free(info->keys);
   for (int i = 0; i < info->nreset; i++) free(info->reset_to_zero[i]);
   free(info->reset_to_zero);
+  for (int i = 0; i < info->nrestore; i++) free(info->restore_value[i]);
+  free(info->restore_value);
   free(info->diagnostics);
   memset(info, 0, sizeof *info);
 }

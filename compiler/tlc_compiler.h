@@ -105,6 +105,10 @@ typedef struct tlc_compile_result {
   tlc_param_info *params;
   int ntma;                 /* hidden tensor-map parameters after them */
   tlc_tma_recipe *tma;
+  int nconstexprs;          /* the parameters specialization made constants (tl.constexpr ones,
+                               the signature's literal entries, defaults, heuristics), in order */
+  tlc_constexpr_def *constexprs; /* each one's name and value as Python-literal text: "128",
+                               "True", "tl.float16" */
   double compile_ms;        /* wall time of the whole compilation */
   double stage_ms[TLC_STAGE__COUNT]; /* wall time of each stage (0: did not run) */
 } tlc_compile_result;
@@ -178,7 +182,9 @@ typedef struct tlc_tune_info {
   int nkeys;
   char **keys;              /* parameter names whose values select a config */
   int nreset;
-  char **reset_to_zero;     /* pointer parameters zeroed before each trial */
+  char **reset_to_zero;     /* pointer parameters zeroed before each trial (and once after) */
+  int nrestore;
+  char **restore_value;     /* pointer parameters copied aside before the trials, back after each */
   char *diagnostics;        /* errors, formatted like tlc_compile's */
 } tlc_tune_info;
 
@@ -194,6 +200,9 @@ tlc_compile_status tlc_autotune_info_for(const char *path, const char *source, c
                                          const char *arch, const char *signature,
                                          const tlc_constexpr_def *args, int nargs, tlc_tune_info *out);
 void tlc_tune_info_free(tlc_tune_info *info);
+/* Config c as `tlc autotune` prints it, "BLOCK=64 num_warps=4 num_stages=3",
+ * into buf (truncated to len - 1 characters, always NUL-terminated). */
+void tlc_tune_config_text(const tlc_tune_config *c, char *buf, size_t len);
 
 /* The request: a text naming everything that determines the output of
  * tlc_compile (the tlc version, the XXH3-128 digest of the source, kernel,

@@ -462,6 +462,9 @@ typedef struct IrModule {
   bool scratch_per_op;  /* allocate-shared set each op's attr.scratch_offset: where its
                            scratch may start (else smem_buffers_end for all) */
   int shared_bytes;     /* dynamic shared memory the kernel needs (set by codegen) */
+  int nconsts;          /* the parameters specialization made constants (constexprs, the
+                           signature's literal entries, defaults, heuristics), in order */
+  const char **const_names, **const_values; /* values as Python-literal text: "128", "True" */
 } IrModule;
 
 IrModule *ir_module_new(Arena *arena);

@@ -10,9 +10,11 @@
  * On the CPU device nothing is timed: the first config left after pruning
  * is compiled and remembered.
  *
- * Trials: one launch to warm up, then `reps` launches timed with events; the
- * median decides.  Arguments named in reset_to_zero are zeroed (their whole
- * allocation, found through the runtime's allocation table) before each.
+ * Trials (tlc_bench_launch, bench.c): one launch to warm up, then `reps`
+ * launches timed with events; the median decides.  Arguments named in
+ * reset_to_zero are zeroed (their whole allocation, found through the
+ * runtime's allocation table) before each and once after the last; those in
+ * restore_value are copied aside first and back after each.
  * Before the trials, prune_configs_by is evaluated for the launch's scalar
  * arguments (tlc_autotune_info_for) and the configs it drops are not tried. */
 #include "runtime/rt_internal.h"
@@ -65,14 +67,6 @@ static void mix(FILE *f, const void *p, size_t n) {
 }
 static void mix_str(FILE *f, const char *s) { mix(f, s ? s : "", s ? strlen(s) + 1 : 0); }
 
-static void config_text(const tlc_tune_config *c, char *buf, size_t cap) {
-  size_t len = 0;
-  buf[0] = 0;
-  for (int j = 0; j < c->nconstexprs && len < cap; j++)
-    len += (size_t)snprintf(buf + len, cap - len, "%s=%s ", c->constexprs[j].name, c->constexprs[j].value);
-  if (len < cap) snprintf(buf + len, cap - len, "num_warps=%d num_stages=%d", c->num_warps, c->num_stages);
-}
-
 /* Options for config c: the caller's constexprs plus the config's. */
 static tlc_kernel_options config_options(const tlc_kernel_options *opt, const tlc_tune_config *c,
                                          const char **cx, char (*store)[160]) {
@@ -109,62 +103,51 @@ static void key_values(FILE *f, const tlc_kernel *k, const tlc_tune_info *info, 
   }
 }
 
-/* The index of reset_to_zero name's pointer parameter (a descriptor's base
- * for a descriptor), or -1. */
-static int reset_param(const tlc_kernel *k, const char *name) {
-  for (int p = 0; p < k->meta.nparams; p++)
-    if (param_is(k, p, name) && k->meta.params[p].kind == TLC_PARAM_PTR) return p;
-  return -1;
+/* The pointer arguments that `names` (reset_to_zero, restore_value) name,
+ * into out: a descriptor's base for a descriptor; a name that is no pointer
+ * parameter is left out.  Returns how many. */
+static int named_ptrs(const tlc_kernel *k, char *const *names, int n, const tlc_arg *pargs, tlc_devptr *out) {
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    for (int p = 0; p < k->meta.nparams; p++)
+      if (param_is(k, p, names[i]) && k->meta.params[p].kind == TLC_PARAM_PTR && pargs[p].kind == TLC_ARG_PTR) {
+        out[m++] = pargs[p].v.ptr;
+        break;
+      }
+  return m;
 }
 
-static tlc_status zero_resets(tlc_runtime *rt, const tlc_kernel *k, const tlc_tune_info *info,
-                              const tlc_arg *args) {
-  for (int i = 0; i < info->nreset; i++) {
-    int p = reset_param(k, info->reset_to_zero[i]);
-    if (p < 0 || args[p].kind != TLC_ARG_PTR) continue;
-    uint64_t base;
-    size_t bytes;
-    if (!rt_alloc_find(rt, args[p].v.ptr, &base, &bytes))
-      return rt_fail(rt, TLC_ERR_INVALID, "autotune: reset_to_zero argument '%s' is not memory from tlc_malloc",
-                     info->reset_to_zero[i]);
-    tlc_status st = tlc_memset_d8(rt, base, 0, bytes);
-    if (st != TLC_OK) return st;
-  }
-  return TLC_OK;
+/* One trial launch: k on its grid with the caller's arguments. */
+typedef struct TrialLaunch {
+  tlc_kernel *k;
+  unsigned g[3];
+  const tlc_arg *args;
+  int nargs;
+} TrialLaunch;
+
+static tlc_status trial_launch(void *user, tlc_stream stream) {
+  const TrialLaunch *t = user;
+  return tlc_launch(t->k, t->g[0], t->g[1], t->g[2], stream, t->args, t->nargs);
 }
 
-static int cmp_float(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* Median time of one config in ms; < 0 when it could not run.  args are
- * the caller's, pargs the same per parameter (descriptors expanded). */
+/* Median time of one config in ms (tlc_bench_launch: reset_to_zero and
+ * restore_value honoured); < 0 when it could not run.  args are the
+ * caller's, pargs the same per parameter (descriptors expanded). */
 static float trial(tlc_runtime *rt, tlc_kernel *k, tlc_grid_fn grid, void *user, const tlc_tune_info *info,
                    const tlc_arg *args, int nargs, const tlc_arg *pargs) {
-  unsigned g[3] = {1, 1, 1};
-  grid(k, user, g);
-  tlc_event *e0 = NULL, *e1 = NULL;
-  if (tlc_event_create(rt, &e0) != TLC_OK || tlc_event_create(rt, &e1) != TLC_OK) {
-    tlc_event_destroy(e0);
-    return -1;
+  TrialLaunch t = {k, {1, 1, 1}, args, nargs};
+  grid(k, user, t.g);
+  tlc_devptr *zero = calloc((size_t)info->nreset + 1, sizeof *zero);
+  tlc_devptr *restore = calloc((size_t)info->nrestore + 1, sizeof *restore);
+  float ms = -1;
+  if (zero && restore) {
+    tlc_bench_options o = {.warmup = 1, .reps = TRIAL_REPS, .zero = zero, .restore = restore};
+    o.nzero = named_ptrs(k, info->reset_to_zero, info->nreset, pargs, zero);
+    o.nrestore = named_ptrs(k, info->restore_value, info->nrestore, pargs, restore);
+    if (tlc_bench_launch(rt, trial_launch, &t, NULL, &o, &ms) != TLC_OK) ms = -1;
   }
-  float ms[TRIAL_REPS];
-  int n = 0;
-  for (int r = 0; r <= TRIAL_REPS; r++) {
-    if (zero_resets(rt, k, info, pargs) != TLC_OK) break;
-    if (tlc_event_record(e0, NULL) != TLC_OK) break;
-    if (tlc_launch(k, g[0], g[1], g[2], NULL, args, nargs) != TLC_OK) break;
-    if (tlc_event_record(e1, NULL) != TLC_OK) break;
-    float t;
-    if (tlc_event_elapsed_ms(e0, e1, &t) != TLC_OK) break;
-    if (r > 0) ms[n++] = t; /* the first launch warms up */
-  }
-  tlc_event_destroy(e0);
-  tlc_event_destroy(e1);
-  if (n < TRIAL_REPS) return -1;
-  qsort(ms, (size_t)n, sizeof *ms, cmp_float);
-  return ms[n / 2];
+  free(zero), free(restore);
+  return ms;
 }
 
 /* A scalar argument as the Python literal prune_configs_by sees; false for
@@ -251,7 +234,7 @@ static int disk_read(const tlc_runtime *rt, RtKey key, const tlc_tune_info *info
   int idx = -1;
   if (cJSON_IsString(k) && !strcmp(k->valuestring, hex) && cJSON_IsNumber(c) && cJSON_IsString(t) &&
       c->valuedouble >= 0 && c->valuedouble < info->nconfigs && c->valuedouble == (double)c->valueint) {
-    config_text(&info->configs[c->valueint], want, sizeof want);
+    tlc_tune_config_text(&info->configs[c->valueint], want, sizeof want);
     if (!strcmp(t->valuestring, want)) idx = c->valueint;
   }
   cJSON_Delete(doc);
@@ -263,7 +246,7 @@ static void disk_write(const tlc_runtime *rt, RtKey key, const tlc_tune_info *in
   if (!rt->cache.dir || rt_mkdir_p(rt->cache.dir) != 0) return;
   char path[4096], text[1024], hex[33];
   disk_path(rt, key, path, sizeof path);
-  config_text(&info->configs[idx], text, sizeof text);
+  tlc_tune_config_text(&info->configs[idx], text, sizeof text);
   rt_key_hex(key, hex);
   cJSON *doc = cJSON_CreateObject();
   cJSON_AddStringToObject(doc, "key", hex);

@@ -284,6 +284,34 @@ tlc_status tlc_event_record(tlc_event *e, tlc_stream stream);
 tlc_status tlc_event_elapsed_ms(tlc_event *start, tlc_event *end, float *ms);
 void tlc_event_destroy(tlc_event *e);
 
+/* ---- timing a launch ------------------------------------------------------
+ *
+ * An autotuner's trial (tlc_kernel_autotune's, and that of the dispatcher
+ * tlc compile --autotune --emit c writes): `launch` enqueues one launch on
+ * `stream` and returns its status; tlc_bench_launch waits for the device,
+ * launches `warmup` times untimed and `reps` times between events, and gives
+ * the median time in ms.  Memory a kernel changes is put back as Triton's
+ * autotuner does: the allocation holding each `zero` address (reset_to_zero)
+ * is zeroed before every launch and once after the last; the allocation
+ * holding each `restore` address (restore_value) is copied to the host
+ * first and back after every launch.  Both must be tlc_malloc memory of rt
+ * (TLC_ERR_INVALID otherwise).  A launch that fails stops the trial with
+ * its status, the memory still put back; a fault is TLC_ERR_CUDA (the
+ * context is then unusable).  *median_ms is -1 on failure. */
+typedef tlc_status (*tlc_launch_fn)(void *user, tlc_stream stream);
+
+typedef struct tlc_bench_options {
+  int warmup;                  /* untimed launches first, 0..1000 (NULL options: 1) */
+  int reps;                    /* timed launches, 1..1000; 0 = 7 */
+  const tlc_devptr *zero;      /* reset_to_zero: their allocations zeroed */
+  int nzero;
+  const tlc_devptr *restore;   /* restore_value: their allocations restored */
+  int nrestore;
+} tlc_bench_options;
+
+tlc_status tlc_bench_launch(tlc_runtime *rt, tlc_launch_fn launch, void *user, tlc_stream stream,
+                            const tlc_bench_options *opt, float *median_ms);
+
 #ifdef __cplusplus
 }
 #endif

@@ -53,6 +53,9 @@ typedef struct SpecTune {
   const char **keys;      /* parameter names whose values key the choice */
   int nreset;
   const char **reset_to_zero; /* pointer parameters zeroed before each trial */
+  int nrestore;
+  const char **restore_value; /* pointer parameters copied aside before the trials and back
+                                 after each */
 } SpecTune;
 
 /* Read the autotune decorator of `kernel` (NULL: the only @jit function).

@@ -515,6 +515,22 @@ static const char *literal_text(Spec *s, const SVal *v) {
   }
 }
 
+/* The parameters bound to literal values (not runtime arguments), in
+ * parameter order, into the module: what a launcher computing a grid from
+ * them (tlc compile --grid) may read. */
+static void record_consts(Spec *s, const FuncDef *k, const Scope *sc) {
+  IrModule *m = s->m;
+  m->const_names = ARENA_ARRAY(s->arena, const char *, k->nparams + 1);
+  m->const_values = ARENA_ARRAY(s->arena, const char *, k->nparams + 1);
+  for (int p = 0; p < k->nparams; p++)
+    for (int j = 0; j < sc->vars.len; j++) {
+      if (strcmp(sc->vars.data[j].name, k->params[p].name)) continue;
+      const char *text = literal_text(s, sc->vars.data[j].val);
+      if (text) m->const_names[m->nconsts] = k->params[p].name, m->const_values[m->nconsts++] = text;
+      break;
+    }
+}
+
 static bool str_list(Spec *s, SVal *v, Loc loc, const char *what, const char ***out, int *n) {
   if (v->kind != SV_TUPLE) {
     spec_error(s, loc, "%s of triton.autotune must be a list of parameter names", what);
@@ -719,7 +735,7 @@ bool spec_autotune(const Module *ast, const SpecRequest *req, Arena *arena, Diag
   irb_init(&s->b, s->m, s->f, s->f->body);
   Frame fr = {.fn = k, .call_loc = dec->loc};
   s->frames[s->depth++] = &fr;
-  SVal *configs = NULL, *key = NULL, *reset = NULL;
+  SVal *configs = NULL, *key = NULL, *reset = NULL, *restore = NULL;
   const Expr *prune_expr = NULL;
   Loc prune_loc = dec->loc;
   if (dec->nitems > 0) configs = spec_eval(s, s->globals, dec->items[0]);
@@ -730,11 +746,12 @@ bool spec_autotune(const Module *ast, const SpecRequest *req, Arena *arena, Diag
     if (!strcmp(kw->name, "configs")) configs = spec_eval(s, s->globals, kw->value);
     else if (!strcmp(kw->name, "key")) key = spec_eval(s, s->globals, kw->value);
     else if (!strcmp(kw->name, "reset_to_zero")) reset = spec_eval(s, s->globals, kw->value);
+    else if (!strcmp(kw->name, "restore_value")) restore = spec_eval(s, s->globals, kw->value);
     else if (!strcmp(kw->name, "prune_configs_by")) {
       prune_expr = kw->value; /* evaluated below, speculatively */
       prune_loc = kw->loc;
     }
-    /* restore_value, warmup, rep, use_cuda_graph, ... : accepted, unused */
+    /* warmup, rep, use_cuda_graph, ... : accepted, unused */
   }
   s->depth--;
   bool ok = d->nerrors == errs0;
@@ -748,6 +765,8 @@ bool spec_autotune(const Module *ast, const SpecRequest *req, Arena *arena, Diag
   }
   if (ok) ok = str_list(s, key, dec->loc, "key", &out->keys, &out->nkeys);
   if (ok && reset && reset->kind != SV_NONE) ok = str_list(s, reset, dec->loc, "reset_to_zero", &out->reset_to_zero, &out->nreset);
+  if (ok && restore && restore->kind != SV_NONE)
+    ok = str_list(s, restore, dec->loc, "restore_value", &out->restore_value, &out->nrestore);
   for (int i = 0; ok && i < out->nkeys; i++)
     if (!has_param(k, out->keys[i])) {
       spec_error(s, dec->loc, "autotune key '%s' is not a parameter of '%s'", out->keys[i], k->name);
@@ -926,6 +945,7 @@ IrModule *spec_kernel(const Module *ast, const SpecRequest *req, Arena *arena, D
     VEC_FREE(sc.vars);
     goto fail_sig;
   }
+  record_consts(s, k, &sc);
 
   Frame fr = {.fn = k, .call_loc = k->loc};
   s->frames[s->depth++] = &fr;

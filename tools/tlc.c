@@ -4,6 +4,7 @@
  *                    [-o OUT] [--metadata=FILE] [--arch=ARCH] [--num-warps=N] [--num-stages=N] [-ON]
  *                    [--math-lib=LIB] [--libdevice=PATH] ...
  *   tlc compile FILE --kernel=A [--signature=S1] --kernel=B [--signature=S2]... --emit=c -o NAME
+ *   tlc compile FILE [--kernel=K] --signature=SIG --autotune[=LIST] --grid=EXPRS --emit=c -o NAME
  *   tlc opt FILE.tir [--pass=NAME[,NAME]]... [--split-input-file] [-o OUT]
  *   tlc autotune FILE [--kernel=NAME] [--arch=ARCH]
  *   tlc run FILE [--kernel=NAME] [--signature=SIG] [--grid=X[,Y[,Z]]] ARG...   (run.c)
@@ -21,6 +22,7 @@
  * error, 3 an internal compiler error. */
 #include "compiler/tlc_compiler.h"
 #include "tools/aot.h"
+#include "tools/grid.h"
 #include "tools/run.h"
 
 #include <errno.h>
@@ -41,7 +43,7 @@ enum { CMD_COMPILE = 1, CMD_OPT = 2, CMD_AUTOTUNE = 4, CMD_RUN = 8, CMD_ALL = 15
 enum {
   OPT_KERNEL = 256, OPT_SIGNATURE, OPT_EMIT, OPT_ARCH, OPT_NUM_WARPS, OPT_NUM_STAGES,
   OPT_DUMP_AFTER, OPT_SKIP_PASS, OPT_VERIFY_EACH, OPT_COLOR, OPT_TIME, OPT_PASS, OPT_SPLIT, OPT_VERSION, OPT_DEBUG,
-  OPT_MATH_LIB, OPT_LIBDEVICE, OPT_WARP_SPECIALIZE, OPT_GRID, OPT_METADATA,
+  OPT_MATH_LIB, OPT_LIBDEVICE, OPT_WARP_SPECIALIZE, OPT_GRID, OPT_METADATA, OPT_AUTOTUNE,
 };
 
 typedef struct CliOption {
@@ -62,7 +64,12 @@ static const CliOption cli_options[] = {
      "give a constexpr parameter by name (repeatable)"},
     {"emit", OPT_EMIT, required_argument, "KIND", CMD_COMPILE,
      "ast | tir | tir-spec | llvm | ptx (default) | c (NAME.c + NAME.h for -o NAME) | json (metadata)"},
-    {"grid", OPT_GRID, required_argument, "X[,Y[,Z]]", CMD_RUN, "the programs to run (default 1)"},
+    {"grid", OPT_GRID, required_argument, "X[,Y[,Z]]", CMD_COMPILE | CMD_RUN,
+     "run: the programs to run (default 1); compile --emit c: the launch grid as expressions over the "
+     "kernel's integer parameters and constants, e.g. 'cdiv(n, BLOCK)' (after a --kernel: its own)"},
+    {"autotune", OPT_AUTOTUNE, optional_argument, "[=LIST]", CMD_COMPILE,
+     "--emit c: compile every config of the kernel's @triton.autotune (or those of LIST, e.g. =0,2) "
+     "with a dispatcher that times them per key (needs --grid)"},
     {"output", 'o', required_argument, "FILE", CMD_COMPILE | CMD_OPT, "write the output to FILE ('-': stdout, the default)"},
     {"metadata", OPT_METADATA, required_argument, "FILE", CMD_COMPILE,
      "also write the kernel's metadata (what --emit json prints) to FILE"},
@@ -142,7 +149,8 @@ static void print_help(FILE *out, unsigned cmd) {
   }
   if (cmd & CMD_AUTOTUNE)
     fputs("\ntlc autotune prints the configs and key of a kernel's @triton.autotune\n"
-          "decorator, one config per line (NAME=VALUE ... num_warps=N num_stages=N).\n", out);
+          "decorator, one config per line (NAME=VALUE ... num_warps=N num_stages=N), then\n"
+          "its reset_to_zero and restore_value names when it has them.\n", out);
   if (cmd & CMD_RUN)
     fputs("\ntlc run interprets the kernel on the CPU, every load and store checked: one ARG\n"
           "per runtime parameter, a .npy file for a pointer (written back when the kernel\n"
@@ -153,17 +161,26 @@ static void print_help(FILE *out, unsigned cmd) {
 
 /* ---- the state of one run ------------------------------------------------------------ */
 
+/* What the command line says of one kernel of tlc compile. */
+typedef struct CliKernel {
+  const char *kernel, *signature;
+  const char *grid;      /* --grid's text (compile --emit c) */
+  const char *autotune;  /* --autotune: NULL not given, "" every config, "0,2" those */
+} CliKernel;
+
 typedef struct Cli {
   unsigned cmd;
   const char *file, *out_path;
   const char *metadata_path; /* --metadata */
   enum { AOT_NONE, AOT_C, AOT_JSON } aot; /* --emit c / json: PTX compiled, then written as such */
   tlc_compile_options opt;
-  /* tlc compile: each --kernel and the --signature after it (before the
-   * next --kernel); several only with --emit c (one pair of files) */
-  struct { const char *kernel, *signature; } kernels[AOT_MAX_KERNELS];
+  /* tlc compile: each --kernel and the --signature, --grid and --autotune
+   * after it (before the next --kernel); several only with --emit c (one
+   * pair of files).  kernels[0] holds those given before any --kernel too:
+   * every kernel's unless it gives its own (autotune: NULL none, "" all). */
+  CliKernel kernels[AOT_MAX_KERNELS];
   int nkernels;
-  const char *first_signature; /* a --signature before any --kernel: theirs unless they give one */
+  CliKernel first;
   tlc_constexpr_def *cdefs;
   int ncdefs;
   char *passes;          /* tlc opt: the --pass lists joined with ',' (heap) */
@@ -226,6 +243,10 @@ static const CliOption *find_option(int code) {
   return NULL;
 }
 
+/* The kernel a --signature, --grid or --autotune belongs to: the last
+ * --kernel's, or every kernel's before the first. */
+static CliKernel *current_kernel(Cli *c) { return c->nkernels ? &c->kernels[c->nkernels - 1] : &c->first; }
+
 /* One option of the command; 0, 2 after a usage error, or -1 to exit 0
  * (--help, --version). */
 static int take_option(Cli *c, int code, const char *arg) {
@@ -240,13 +261,23 @@ static int take_option(Cli *c, int code, const char *arg) {
     if (c->nkernels == AOT_MAX_KERNELS)
       return usage_error(c, "--kernel given more than %d times (one --emit c pair holds at most %d)",
                          AOT_MAX_KERNELS, AOT_MAX_KERNELS);
-    c->kernels[c->nkernels].kernel = arg, c->kernels[c->nkernels++].signature = NULL;
+    c->kernels[c->nkernels++] = (CliKernel){.kernel = arg};
     break;
   case OPT_SIGNATURE:
     c->opt.signature = arg;
-    if (c->nkernels) c->kernels[c->nkernels - 1].signature = arg;
-    else c->first_signature = arg;
+    current_kernel(c)->signature = arg;
     break;
+  case OPT_AUTOTUNE: {
+    const char *p = arg ? arg : "";
+    for (bool digit = false; *p; p++) { /* N[,N]... */
+      if (*p >= '0' && *p <= '9') digit = true;
+      else if (*p == ',' && digit && p[1]) digit = false;
+      else return usage_error(c, "--autotune=LIST expects config indices as tlc autotune lists them, from 0 "
+                              "(--autotune=0,2), got '%s'", arg);
+    }
+    current_kernel(c)->autotune = arg ? arg : "";
+    break;
+  }
   case OPT_ARCH: c->opt.arch = arg; break;
   case OPT_DUMP_AFTER: c->opt.dump_after = arg; break;
   case OPT_SKIP_PASS: c->opt.skip_passes = arg; break;
@@ -265,7 +296,15 @@ static int take_option(Cli *c, int code, const char *arg) {
       return usage_error(c, "--math-lib expects auto, libdevice or libclc, got '%s'", arg);
     break;
   case OPT_SPLIT: c->split = true; break;
-  case OPT_GRID: { /* X[,Y[,Z]]: one to three positive integers */
+  case OPT_GRID: { /* X[,Y[,Z]]: one to three positive integers; compile: expressions */
+    if (c->cmd == CMD_COMPILE) {
+      char why[1024];
+      AotGrid *g = grid_parse(arg, why, sizeof why);
+      if (!g) return usage_error(c, "%s", why);
+      grid_free(g);
+      current_kernel(c)->grid = arg;
+      break;
+    }
     unsigned g[3] = {1, 1, 1};
     bool ok = false;
     const char *p = arg;
@@ -445,28 +484,8 @@ static void report(const Cli *c, const tlc_compile_result *res) {
   fprintf(stderr, "  %-14s %9.3f\n", "total", res->compile_ms);
 }
 
-static int write_pair(Cli *c, const char *header, const char *src);
-
-/* --emit c: NAME.h and NAME.c for -o NAME (the header first, so that a
- * failure leaves no source without its header). */
-static int write_c(Cli *c, const AotKernel *k) {
-  char prefix[128], why[512];
-  if (aot_prefix(c->out_path, prefix, sizeof prefix, why, sizeof why) != 0) {
-    cli_error(c, "%s", why);
-    return 1;
-  }
-  char *header, *src;
-  if (aot_emit_c(k, 1, prefix, &header, &src, why, sizeof why) != 0) {
-    cli_error(c, "%s", why);
-    return 1;
-  }
-  int rc = write_pair(c, header, src);
-  free(header);
-  free(src);
-  return rc;
-}
-
-/* NAME.h, then NAME.c, for -o NAME (or NAME.c / NAME.h). */
+/* NAME.h, then NAME.c, for -o NAME (or NAME.c / NAME.h): the header first,
+ * so that a failure leaves no source without its header. */
 static int write_pair(Cli *c, const char *header, const char *src) {
   size_t n = strlen(c->out_path);
   const char *ext = strrchr(c->out_path, '.');
@@ -482,35 +501,182 @@ static int write_pair(Cli *c, const char *header, const char *src) {
   return rc;
 }
 
-/* --emit c of several kernels (--kernel A --signature S1 --kernel B ...):
- * each compiled with the shared options, then one pair of files. */
-static int compile_several(Cli *c, const char *source, const char *path) {
-  tlc_compile_options opts[AOT_MAX_KERNELS];
-  tlc_compile_result res[AOT_MAX_KERNELS];
-  AotKernel ks[AOT_MAX_KERNELS];
-  int rc = 0, done = 0;
-  for (; done < c->nkernels; done++) {
-    opts[done] = c->opt;
-    opts[done].kernel = c->kernels[done].kernel;
-    opts[done].signature = c->kernels[done].signature ? c->kernels[done].signature : c->first_signature;
-    tlc_compile_status st = tlc_compile(path, source, &opts[done], &res[done]);
-    report(c, &res[done]);
-    ks[done] = (AotKernel){path, source, &opts[done], &res[done]};
-    if (exit_status(st) > rc) rc = exit_status(st);
+/* One kernel of an --emit c pair as it is built: compiled once, or once
+ * per chosen config of its autotune decorator. */
+typedef struct AotBuild {
+  CliKernel spec;                      /* with every kernel's defaults filled in */
+  AotGrid *grid;
+  tlc_tune_info info;                  /* --autotune: the decorator */
+  int nvariants, config_of[AOT_MAX_CONFIGS];
+  tlc_compile_options opts[AOT_MAX_CONFIGS];
+  tlc_constexpr_def *defs[AOT_MAX_CONFIGS]; /* -C's and the config's (heap) */
+  tlc_compile_result res[AOT_MAX_CONFIGS];
+  AotKernel ks[AOT_MAX_CONFIGS];
+  int compiled;                        /* res[0..compiled) to free */
+} AotBuild;
+
+/* The configs --autotune asks for into b->config_of: LIST's, or every one
+ * prune_configs_by keeps for what the build knows (all when it keeps none). */
+static int choose_configs(Cli *c, AotBuild *b, const char *kernel) {
+  const tlc_tune_info *info = &b->info;
+  if (!*b->spec.autotune) {
+    for (int pass = 0; pass < 2 && b->nvariants == 0; pass++)
+      for (int i = 0; i < info->nconfigs && b->nvariants < AOT_MAX_CONFIGS; i++)
+        if (pass || !info->configs[i].pruned) b->config_of[b->nvariants++] = i;
+    if (info->nconfigs > AOT_MAX_CONFIGS)
+      cli_error(c, "--autotune: %s has %d configs; one pair holds at most %d of them (choose with --autotune=LIST)",
+                kernel, info->nconfigs, AOT_MAX_CONFIGS);
+    return info->nconfigs > AOT_MAX_CONFIGS;
   }
-  if (rc == 0) {
-    char prefix[128], why[512], *header = NULL, *src = NULL;
-    if (aot_prefix(c->out_path, prefix, sizeof prefix, why, sizeof why) != 0 ||
-        aot_emit_c(ks, c->nkernels, prefix, &header, &src, why, sizeof why) != 0) {
+  for (const char *p = b->spec.autotune; *p;) {
+    char *end;
+    long i = strtol(p, &end, 10);
+    p = *end ? end + 1 : end;
+    if (i >= info->nconfigs) {
+      cli_error(c, "--autotune=%s: %s has %d config%s (0 to %d, as tlc autotune lists them), not %ld",
+                b->spec.autotune, kernel, info->nconfigs, info->nconfigs == 1 ? "" : "s", info->nconfigs - 1, i);
+      return 1;
+    }
+    for (int j = 0; j < b->nvariants; j++)
+      if (b->config_of[j] == i) {
+        cli_error(c, "--autotune=%s: config %ld is listed twice", b->spec.autotune, i);
+        return 1;
+      }
+    if (b->nvariants == AOT_MAX_CONFIGS) {
+      cli_error(c, "--autotune=%s: one pair holds at most %d configs of a kernel", b->spec.autotune, AOT_MAX_CONFIGS);
+      return 1;
+    }
+    b->config_of[b->nvariants++] = (int)i;
+  }
+  return 0;
+}
+
+/* "'NAME'", or "the kernel" when no --kernel names it, for messages. */
+static const char *kernel_label(const CliKernel *k, char *buf, size_t len) {
+  if (!k->kernel) return "the kernel";
+  snprintf(buf, len, "'%s'", k->kernel);
+  return buf;
+}
+
+/* Variant v of b: the options shared by every kernel, its kernel and
+ * signature, and (autotuned) its config's constexprs and warps/stages. */
+static int compile_variant(Cli *c, AotBuild *b, int v, const char *source, const char *path) {
+  tlc_compile_options *o = &b->opts[v];
+  *o = c->opt;
+  o->kernel = b->spec.kernel;
+  o->signature = b->spec.signature;
+  const tlc_tune_config *tc = b->spec.autotune ? &b->info.configs[b->config_of[v]] : NULL;
+  char label[160];
+  const char *kernel = kernel_label(&b->spec, label, sizeof label);
+  if (tc) {
+    b->defs[v] = calloc((size_t)(c->ncdefs + tc->nconstexprs) + 1, sizeof *b->defs[v]);
+    memcpy(b->defs[v], c->cdefs, sizeof *c->cdefs * (size_t)c->ncdefs);
+    for (int j = 0; j < tc->nconstexprs; j++) {
+      for (int i = 0; i < c->ncdefs; i++)
+        if (!strcmp(c->cdefs[i].name, tc->constexprs[j].name)) {
+          cli_error(c, "-C %s=%s: config %d of the @triton.autotune of %s gives '%s' too (%s=%s); leave it out of -C",
+                    c->cdefs[i].name, c->cdefs[i].value, b->config_of[v], kernel, tc->constexprs[j].name,
+                    tc->constexprs[j].name, tc->constexprs[j].value);
+          return 1;
+        }
+      b->defs[v][c->ncdefs + j] = tc->constexprs[j];
+    }
+    o->constexprs = b->defs[v];
+    o->nconstexprs = c->ncdefs + tc->nconstexprs;
+    o->num_warps = tc->num_warps, o->num_stages = tc->num_stages;
+  }
+  tlc_compile_status st = tlc_compile(path, source, o, &b->res[v]);
+  b->compiled = v + 1;
+  report(c, &b->res[v]);
+  b->ks[v] = (AotKernel){path, source, o, &b->res[v]};
+  if (st != TLC_COMPILE_OK && tc) {
+    char text[512];
+    tlc_tune_config_text(tc, text, sizeof text);
+    cli_error(c, "config %d (%s) of the @triton.autotune of %s did not compile (a config's constexprs are given "
+              "by name: the signature writes '_' for them); leave the config out with --autotune=LIST",
+              b->config_of[v], text, kernel);
+  }
+  return exit_status(st);
+}
+
+/* Read b's decorator, choose its configs, compile them (or b once). */
+static int build_kernel(Cli *c, AotBuild *b, const char *source, const char *path) {
+  char why[1024];
+  if (b->spec.grid && !(b->grid = grid_parse(b->spec.grid, why, sizeof why))) {
+    cli_error(c, "%s", why);
+    return 2;
+  }
+  if (!b->spec.autotune) {
+    b->nvariants = 1;
+    return compile_variant(c, b, 0, source, path);
+  }
+  char label[160];
+  const char *kernel = kernel_label(&b->spec, label, sizeof label);
+  tlc_compile_status st = tlc_autotune_info_for(path, source, b->spec.kernel, c->opt.arch, b->spec.signature,
+                                                c->cdefs, c->ncdefs, &b->info);
+  if (b->info.diagnostics && *b->info.diagnostics) fputs(b->info.diagnostics, stderr);
+  if (st != TLC_COMPILE_OK) return exit_status(st);
+  if (!b->info.present || b->info.nconfigs == 0) {
+    cli_error(c, "--autotune: %s has no @triton.autotune decorator with configs; compile it without --autotune",
+              kernel);
+    return 1;
+  }
+  if (choose_configs(c, b, kernel)) return 1;
+  int rc = 0;
+  for (int v = 0; v < b->nvariants && rc == 0; v++) {
+    rc = compile_variant(c, b, v, source, path);
+    char what[160];
+    snprintf(what, sizeof what, "'%s' (config %d)", b->res[v].kernel_symbol, b->config_of[v]);
+    if (rc == 0 && b->grid && grid_check(b->grid, &b->res[v], what, why, sizeof why) != 0) { /* before compiling more */
       cli_error(c, "%s", why);
       rc = 1;
-    } else {
-      rc = write_pair(c, header, src);
     }
-    free(header);
-    free(src);
   }
-  for (int i = 0; i < done; i++) tlc_compile_result_free(&res[i]);
+  return rc;
+}
+
+static void build_free(AotBuild *b) {
+  for (int v = 0; v < b->compiled; v++) tlc_compile_result_free(&b->res[v]);
+  for (int v = 0; v < AOT_MAX_CONFIGS; v++) free(b->defs[v]);
+  tlc_tune_info_free(&b->info);
+  grid_free(b->grid);
+}
+
+/* --emit c: every kernel of the command line (one when no --kernel is
+ * given) compiled, then one pair of files; --metadata beside a pair of one
+ * plain kernel. */
+static int compile_c(Cli *c, const char *source, const char *path) {
+  int n = c->nkernels ? c->nkernels : 1, rc = 0, built = 0;
+  AotBuild *bs = calloc((size_t)n, sizeof *bs);
+  AotEntry es[AOT_MAX_KERNELS];
+  if (!bs) {
+    cli_error(c, "out of memory");
+    return 1;
+  }
+  for (; built < n && rc == 0; built++) {
+    AotBuild *b = &bs[built];
+    b->spec = c->nkernels ? c->kernels[built] : c->first;
+    if (!b->spec.signature) b->spec.signature = c->first.signature;
+    if (!b->spec.grid) b->spec.grid = c->first.grid;
+    if (!b->spec.autotune) b->spec.autotune = c->first.autotune;
+    rc = build_kernel(c, b, source, path);
+    es[built] = (AotEntry){b->ks, b->nvariants, b->grid, b->spec.autotune ? &b->info : NULL, b->config_of};
+  }
+  char prefix[128], why[1024], *header = NULL, *src = NULL, *meta = NULL;
+  if (rc == 0 && (aot_prefix(c->out_path, prefix, sizeof prefix, why, sizeof why) != 0 ||
+                  aot_emit_c(es, n, prefix, &header, &src, why, sizeof why) != 0)) {
+    cli_error(c, "%s", why);
+    rc = 1;
+  }
+  if (rc == 0 && c->metadata_path && !(meta = aot_metadata_json(&bs[0].ks[0]))) {
+    cli_error(c, "out of memory writing the metadata");
+    rc = 1;
+  }
+  if (rc == 0) rc = write_pair(c, header, src);
+  if (rc == 0 && meta && write_output(c, c->metadata_path, meta) != 0) rc = 1;
+  free(header), free(src), free(meta);
+  for (int i = 0; i < built; i++) build_free(&bs[i]);
+  free(bs);
   return rc;
 }
 
@@ -518,7 +684,7 @@ static int compile_main(Cli *c, const char *source) {
   c->opt.constexprs = c->cdefs;
   c->opt.nconstexprs = c->ncdefs;
   const char *path = strcmp(c->file, "-") ? c->file : "<stdin>";
-  if (c->nkernels > 1) return compile_several(c, source, path);
+  if (c->aot == AOT_C) return compile_c(c, source, path);
   tlc_compile_result res;
   tlc_compile_status st = tlc_compile(path, source, &c->opt, &res);
   report(c, &res);
@@ -529,8 +695,7 @@ static int compile_main(Cli *c, const char *source) {
     cli_error(c, "out of memory writing the metadata");
     rc = 1;
   }
-  if (rc == 0 && c->aot == AOT_C) rc = write_c(c, &k);
-  else if (rc == 0 && write_output(c, c->out_path, c->aot == AOT_JSON ? meta : res.text) != 0) rc = 1;
+  if (rc == 0 && write_output(c, c->out_path, c->aot == AOT_JSON ? meta : res.text) != 0) rc = 1;
   if (rc == 0 && c->metadata_path && write_output(c, c->metadata_path, meta) != 0) rc = 1;
   free(meta);
   tlc_compile_result_free(&res);
@@ -586,10 +751,14 @@ static int autotune_main(Cli *c, const char *source) {
     for (int i = 0; i < info.nkeys; i++) printf(" %s", info.keys[i]);
     printf("\n");
     for (int i = 0; i < info.nconfigs; i++) {
-      const tlc_tune_config *tc = &info.configs[i];
-      for (int j = 0; j < tc->nconstexprs; j++) printf("%s=%s ", tc->constexprs[j].name, tc->constexprs[j].value);
-      printf("num_warps=%d num_stages=%d%s\n", tc->num_warps, tc->num_stages, tc->pruned ? " pruned" : "");
+      char text[1024];
+      tlc_tune_config_text(&info.configs[i], text, sizeof text);
+      printf("%s%s\n", text, info.configs[i].pruned ? " pruned" : "");
     }
+    for (int i = 0; i < info.nreset; i++) printf("%s %s", i ? "" : "reset_to_zero:", info.reset_to_zero[i]);
+    if (info.nreset) printf("\n");
+    for (int i = 0; i < info.nrestore; i++) printf("%s %s", i ? "" : "restore_value:", info.restore_value[i]);
+    if (info.nrestore) printf("\n");
   }
   tlc_tune_info_free(&info);
   return exit_status(st);
@@ -601,6 +770,28 @@ static int check_options(Cli *c) {
   tlc_compile_options o = c->opt;
   o.constexprs = c->cdefs, o.nconstexprs = c->ncdefs;
   if (tlc_compile_options_check(&o, why, sizeof why) != 0) return usage_error(c, "%s", why);
+  return 0;
+}
+
+/* --grid and --autotune of tlc compile: only with --emit c, and an
+ * autotuned kernel needs a grid. */
+static int check_aot_kernels(Cli *c) {
+  int n = c->nkernels ? c->nkernels : 1;
+  for (int i = 0; i < n; i++) {
+    CliKernel k = c->nkernels ? c->kernels[i] : c->first;
+    const char *grid = k.grid ? k.grid : c->first.grid, *tune = k.autotune ? k.autotune : c->first.autotune;
+    char label[160];
+    const char *name = kernel_label(&k, label, sizeof label);
+    if ((grid || tune) && c->aot != AOT_C)
+      return usage_error(c, "--%s shapes the launch functions that --emit c writes; give --emit c -o NAME",
+                         tune ? "autotune" : "grid");
+    if (tune && c->metadata_path)
+      return usage_error(c, "--autotune with --metadata: the metadata describes one compiled kernel, and "
+                         "--autotune compiles one per config (the generated header lists them)");
+    if (tune && !grid)
+      return usage_error(c, "--autotune: the dispatcher of %s computes each config's grid itself: give "
+                         "--grid, e.g. --grid 'cdiv(n, BLOCK)' (after --kernel, for that kernel alone)", name);
+  }
   return 0;
 }
 
@@ -635,6 +826,7 @@ static int run(Cli *c, int argc, char **argv) {
                        "pair (tlc compile FILE --kernel A --signature S1 --kernel B --signature S2 --emit c -o NAME)%s",
                        c->nkernels, c->kernels[0].kernel, c->kernels[1].kernel, c->nkernels > 2 ? ", ..." : "",
                        c->metadata_path ? ", without --metadata" : "");
+  if (c->cmd == CMD_COMPILE && (rc = check_aot_kernels(c)) != 0) return rc;
   const char *err = NULL;
   char *source = slurp(c->file, &err);
   if (!source) {

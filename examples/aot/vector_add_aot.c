@@ -2,8 +2,9 @@
  * of time: `tlc compile --emit c -o vadd` at build time writes vadd.c and
  * vadd.h (the PTX embedded, vadd_load / vadd_launch / vadd_unload), and this
  * program links them with the runtime's core alone (no compiler, no LLVM).
- * It stands on its own, so that it builds the same way in the tree and from
- * an install prefix (pkg-config tlc-runtime-core; tests/install).
+ * It stands on its own (with aot_example.h, the examples' frame, beside it),
+ * so that it builds the same way in the tree and from an install prefix
+ * (pkg-config tlc-runtime-core; tests/install).
  *
  * Each size: fp32 inputs uniform in [-1, 1) from a printed seed, the output
  * between guard zones, all poisoned (0xFF bytes) before every run, c = a + b
@@ -14,36 +15,14 @@
  * .tile source and cannot run PTX). */
 #include "vadd.h"
 
-#include <inttypes.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+
+#include "aot_example.h"
 
 enum { BLOCK_SIZE = 1024, GUARD = 4096, REPS = 20 };
 static const char *const PROG = "ex_vector_add_aot";
 
-static tlc_runtime *rt;
-static uint64_t seed;
 static int npass, nfail;
-static int reps = REPS, warmup = 1; /* --reps, --warmup: the timed launches and those before */
-
-static void check(tlc_status st, const char *what) {
-  if (st == TLC_OK) return;
-  fprintf(stderr, "%s: error: %s: %s: %s\n", PROG, what, tlc_status_name(st), tlc_runtime_error(rt));
-  printf("FATAL prog=%s what=\"%s\" status=%s seed=%" PRIu64 "\n", PROG, what, tlc_status_name(st), seed);
-  vadd_unload();
-  tlc_runtime_close(rt);
-  exit(1);
-}
-
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 /* The output run on fresh poison: the whole guarded buffer comes back. */
 static void run_poisoned(tlc_devptr base, size_t total, tlc_devptr a, tlc_devptr b, int32_t n, unsigned char *host) {
@@ -118,34 +97,8 @@ static void run_size(uint64_t *rng, int32_t n) {
 }
 
 int main(int argc, char **argv) {
-  seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)clock();
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-      seed = strtoull(argv[++i], NULL, 10);
-    } else if (!strcmp(argv[i], "--reps") && i + 1 < argc && atoi(argv[i + 1]) > 0) {
-      reps = atoi(argv[++i]);
-    } else if (!strcmp(argv[i], "--warmup") && i + 1 < argc && atoi(argv[i + 1]) >= 0) {
-      warmup = atoi(argv[++i]);
-    } else { /* (the options every example program takes, as gpu-suite passes them) */
-      fprintf(stderr, "usage: %s [--seed N] [--reps N] [--warmup N]\n", PROG);
-      return 2;
-    }
-  }
-  tlc_status st = tlc_runtime_open(0, &rt);
-  if (st == TLC_ERR_NO_DRIVER || st == TLC_ERR_NO_DEVICE) {
-    printf("SKIP: %s\n", rt ? tlc_runtime_error(rt) : tlc_status_name(st));
-    tlc_runtime_close(rt);
-    return 77;
-  }
-  check(st, "tlc_runtime_open");
-  if (tlc_device_is_cpu(rt)) {
-    printf("SKIP: the CPU device (TLC_DEVICE=cpu) runs kernels from .tile source; this program carries PTX\n");
-    tlc_runtime_close(rt);
-    return 77;
-  }
-  printf("DEVICE prog=%s name=\"%s\" arch=%s capability=%d sms=%d\n", PROG, tlc_device_name(rt),
-         tlc_device_arch(rt), tlc_device_capability(rt), tlc_device_sm_count(rt));
-  printf("SEED prog=%s seed=%" PRIu64 " (reproduce: %s --seed %" PRIu64 ")\n", PROG, seed, PROG, seed);
+  int rc = ex_start(argc, argv, PROG, REPS, vadd_unload);
+  if (rc) return rc;
   check(vadd_load(rt), "vadd_load");
   uint64_t rng = seed;
   static const int32_t sizes[] = {1, 1000, 98432, 1 << 20};

@@ -5,7 +5,8 @@
  * tlc_compile_options_check and by tlc_compile alike (num_warps=64 used to
  * compile).  The math library is in the cache key, and with libdevice the
  * file's identity: another file, or the same path rewritten, is another
- * key. */
+ * key.  The result names the constants the options and the signature gave
+ * (what tlc compile --grid reads). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,21 @@ int main(void) {
   z.num_warps = 0;
   CHECK(tlc_compile("k.tile", src, &z, &r) == TLC_COMPILE_OK, "%s", r.diagnostics);
   CHECK_CONTAINS(r.text, "{num_warps=4}");
+  tlc_compile_result_free(&r);
+  /* constants: the signature's literal entry and a --constexpr, in parameter order */
+  static const char two[] = "import triton\nimport triton.language as tl\n@triton.jit\n"
+                            "def k2(x_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr = True):\n"
+                            "    tl.store(x_ptr + tl.arange(0, BLOCK), n)\n";
+  tlc_constexpr_def block = {"BLOCK", "64"};
+  z = base(), z.signature = "*i32,7", z.constexprs = &block, z.nconstexprs = 1, z.emit = TLC_EMIT_PTX;
+  CHECK(tlc_compile("k2.tile", two, &z, &r) == TLC_COMPILE_OK, "%s", r.diagnostics);
+  CHECK(r.nparams == 1 && r.nconstexprs == 3, "%d params, %d constants", r.nparams, r.nconstexprs);
+  if (r.nconstexprs == 3)
+    CHECK(!strcmp(r.constexprs[0].name, "n") && !strcmp(r.constexprs[0].value, "7") &&
+              !strcmp(r.constexprs[1].name, "BLOCK") && !strcmp(r.constexprs[1].value, "64") &&
+              !strcmp(r.constexprs[2].name, "EVEN") && !strcmp(r.constexprs[2].value, "True"),
+          "constants %s=%s %s=%s %s=%s", r.constexprs[0].name, r.constexprs[0].value, r.constexprs[1].name,
+          r.constexprs[1].value, r.constexprs[2].name, r.constexprs[2].value);
   tlc_compile_result_free(&r);
 
   o = base(), o.num_warps = 64;

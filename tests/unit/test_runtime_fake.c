@@ -5,7 +5,8 @@
  * copy are checked), host tensor descriptors and their expansion at launch,
  * grid limits, shared-memory opt-in, driver failures at launch and
  * synchronize, PTX rejection with the JIT log and a repro file,
- * events, calls from another thread, the JIT layer's compile errors, file
+ * events, timing a launch (tlc_bench_launch: the median, memory zeroed and
+ * restored around each launch, refusals), calls from another thread, the JIT layer's compile errors, file
  * errors and caches (the disk cache is seeded with a hand-written entry, hit,
  * corrupted and not trusted), and that close releases everything. */
 #include <dlfcn.h>
@@ -487,6 +488,80 @@ static void test_events(tlc_runtime *rt) {
   CHECK(fake->live_events == 1);
 }
 
+/* ---- timing a launch ------------------------------------------------------------------ */
+
+/* A kernel that accumulates, as the fake runs none: the callback checks
+ * what the trial promises before each launch (acc zero, x as the caller
+ * left it), then scribbles on both. */
+typedef struct BenchJob {
+  tlc_kernel *k;
+  tlc_devptr acc, x;
+  int launches, bad_acc, bad_x;
+  tlc_status fail_at_3;
+} BenchJob;
+
+static tlc_status bench_cb(void *user, tlc_stream stream) {
+  BenchJob *j = user;
+  unsigned char *acc = (unsigned char *)(uintptr_t)j->acc, *x = (unsigned char *)(uintptr_t)j->x;
+  for (int i = 0; i < 64; i++) j->bad_acc += acc[i] != 0, j->bad_x += x[i] != (unsigned char)i;
+  acc[5] += 3, x[7] = 0xEE;
+  if (++j->launches == 3 && j->fail_at_3) return j->fail_at_3;
+  return tlc_launch(j->k, 1, 1, 1, stream, (tlc_arg[]){TLC_PTR(j->x), TLC_I32(64)}, 2);
+}
+
+static void test_bench(tlc_runtime *rt) {
+  tlc_kernel *k = NULL;
+  OK(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 2, 0, kAddParams, 2, &k));
+  BenchJob j = {.k = k};
+  OK(rt, tlc_malloc(rt, 64, &j.acc));
+  OK(rt, tlc_malloc(rt, 64, &j.x));
+  unsigned char init[64];
+  for (int i = 0; i < 64; i++) init[i] = (unsigned char)i;
+  OK(rt, tlc_memcpy_htod(rt, j.x, init, 64));
+  OK(rt, tlc_memset_d8(rt, j.acc, 0x55, 64));
+  tlc_devptr zero = j.acc + 8, restore = j.x + 60; /* inside their allocations: the whole one is meant */
+  tlc_bench_options o = {.warmup = 2, .reps = 5, .zero = &zero, .nzero = 1, .restore = &restore, .nrestore = 1};
+  fake->ms_by_warps[2] = 0.5f;
+  float ms = 0;
+  int launches = fake->launches;
+  OK(rt, tlc_bench_launch(rt, bench_cb, &j, NULL, &o, &ms));
+  CHECK(ms == 0.5f, "median %g, want the fake's 0.5 ms for 2 warps", (double)ms);
+  CHECK(j.launches == 7 && fake->launches == launches + 7, "%d launches, want 2 + 5", j.launches);
+  CHECK(j.bad_acc == 0 && j.bad_x == 0, "before a launch: %d bytes of acc not zero, %d of x not restored",
+        j.bad_acc, j.bad_x);
+  unsigned char back[64];
+  OK(rt, tlc_memcpy_dtoh(rt, back, j.acc, 64));
+  CHECK(back[5] == 0 && back[0] == 0, "acc is not zero after the trial");
+  OK(rt, tlc_memcpy_dtoh(rt, back, j.x, 64));
+  CHECK(!memcmp(back, init, 64), "x is not restored after the trial");
+  /* defaults: NULL options are one warm-up and 7 timed launches */
+  j.launches = 0;
+  OK(rt, tlc_bench_launch(rt, bench_cb, &j, NULL, NULL, &ms));
+  CHECK(j.launches == 8, "%d launches with NULL options, want 8", j.launches);
+  /* a failing launch: its status, the memory still put back */
+  OK(rt, tlc_memcpy_htod(rt, j.x, init, 64)); /* (the run without restore left x scribbled on) */
+  j.launches = 0, j.fail_at_3 = TLC_ERR_LAUNCH;
+  EXPECT(rt, tlc_bench_launch(rt, bench_cb, &j, NULL, &o, &ms), TLC_ERR_LAUNCH, "");
+  CHECK(ms == -1 && j.launches == 3, "ms %g after %d launches", (double)ms, j.launches);
+  OK(rt, tlc_memcpy_dtoh(rt, back, j.x, 64));
+  CHECK(!memcmp(back, init, 64), "x is not restored after a failed trial");
+  j.fail_at_3 = TLC_OK;
+  /* refusals */
+  tlc_devptr stray = 0x1000;
+  o.zero = &stray;
+  EXPECT(rt, tlc_bench_launch(rt, bench_cb, &j, NULL, &o, &ms), TLC_ERR_INVALID,
+         "zero[0] (0x1000) is not inside memory that tlc_malloc of this runtime gave");
+  o = (tlc_bench_options){.reps = 1001};
+  EXPECT(rt, tlc_bench_launch(rt, bench_cb, &j, NULL, &o, &ms), TLC_ERR_INVALID, "reps 1001 (1 to 1000");
+  o = (tlc_bench_options){.nrestore = 1};
+  EXPECT(rt, tlc_bench_launch(rt, bench_cb, &j, NULL, &o, &ms), TLC_ERR_INVALID, "restore (1) count without");
+  EXPECT(rt, tlc_bench_launch(rt, NULL, &j, NULL, NULL, &ms), TLC_ERR_INVALID, "NULL launch callback");
+  fake->ms_by_warps[2] = 0;
+  OK(rt, tlc_free(rt, j.acc));
+  OK(rt, tlc_free(rt, j.x));
+  OK(rt, tlc_kernel_unload(k));
+}
+
 /* ---- threads ------------------------------------------------------------------------- */
 
 typedef struct {
@@ -955,6 +1030,7 @@ int main(void) {
     test_tensor_desc(rt);
     test_load(rt);
     test_events(rt);
+    test_bench(rt);
     test_threads(rt);
     tlc_devptr leak = 0;
     OK(rt, tlc_malloc(rt, 100, &leak)); /* left for close to free */

@@ -370,7 +370,8 @@ CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
   CUresult r = need_ctx();
   if (r) return r;
   if (!a->recorded || !b->recorded) return CUDA_ERROR_NOT_READY;
-  *ms = 1.25f;
+  unsigned warps = g_state.block[0] / 32;
+  *ms = warps <= 32 && g_state.ms_by_warps[warps] > 0 ? g_state.ms_by_warps[warps] : 1.25f;
   return CUDA_SUCCESS;
 }
 
