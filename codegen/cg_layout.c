@@ -24,33 +24,13 @@
 
 /* ---- fragment descriptions ------------------------------------------------- */
 
-static int only_dim(const int64_t *v, int rank) {
-  int d = -1;
-  for (int k = 0; k < rank; k++)
-    if (v[k]) {
-      if (d >= 0) return -2;
-      d = k;
-    }
-  return d;
-}
-
 bool cg_frag_of(const Layout *l, int rank, const int64_t *shape, CgFrag *f) {
   memset(f, 0, sizeof *f);
   if (!l || !ll_from_layout(l, rank, shape, &f->ll)) return false;
   f->layout = l;
   f->rank = rank;
   f->count = 1 << f->ll.nreg;
-  f->run_dim = -1;
-  f->run = 1;
-  if (f->ll.nreg > 0) {
-    int d = only_dim(f->ll.reg[0], rank);
-    if (d >= 0 && f->ll.reg[0][d] == 1) {
-      f->run_dim = d;
-      int k = 0;
-      while (k < f->ll.nreg && only_dim(f->ll.reg[k], rank) == d && f->ll.reg[k][d] == (int64_t)1 << k) k++;
-      f->run = 1 << k;
-    }
-  }
+  f->run = ll_run(&f->ll, &f->run_dim);
   return true;
 }
 

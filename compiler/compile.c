@@ -113,10 +113,12 @@ static int options_problem(const tlc_compile_options *o, char *msg, size_t size)
              o->nconstexprs < 0 ? "a negative count" : "a NULL array");
   else if (o->dump_after && !pass_exists(o->dump_after))
     snprintf(msg, size, "dump_after: no pass named '%s'", o->dump_after);
-  else if ((bad = pass_not_skippable(o->skip_passes, &bad_len)))
-    snprintf(msg, size, "skip_passes: '%.*s' is not a pass that may be left out (%s)", (int)bad_len, bad,
-             "consumer-warpgroups, pipeline, dot-ahead, warp-specialize, tma-store");
-  else
+  else if ((bad = pass_not_skippable(o->skip_passes, &bad_len))) {
+    char names[128];
+    pass_optional_names(names, sizeof names);
+    int n = bad_len > 64 ? 64 : (int)bad_len; /* (a name is never that long) */
+    snprintf(msg, size, "skip_passes: '%.*s' is not a pass that may be left out (%s)", n, bad, names);
+  } else
     return 0;
   return -1;
 }

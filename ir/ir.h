@@ -243,6 +243,9 @@ void ll_coord(const LinearLayout *ll, int reg, int lane, int warp, int64_t *coor
 /* The thread holding the canonical copy of its elements: every lane/warp
  * bit whose basis vector is zero (a replica) is clear. */
 bool ll_is_owner(const LinearLayout *ll, int lane, int warp);
+/* Register elements 0 .. run-1 lie one after another along *dim (-1, run 1:
+ * no such dim): the longest vector access the layout allows. */
+int ll_run(const LinearLayout *ll, int *dim);
 
 bool lay_is_distributed(const Layout *l);
 int lay_num_warps(const Layout *l);

@@ -266,3 +266,25 @@ bool ll_is_owner(const LinearLayout *ll, int lane, int warp) {
     if ((warp >> i & 1) && is_zero(ll->warp[i], ll->rank)) return false;
   return true;
 }
+
+/* The dim a basis vector moves along, -1 for none, -2 for several. */
+static int only_dim(const int64_t *v, int rank) {
+  int d = -1;
+  for (int k = 0; k < rank; k++)
+    if (v[k]) {
+      if (d >= 0) return -2;
+      d = k;
+    }
+  return d;
+}
+
+int ll_run(const LinearLayout *ll, int *dim) {
+  *dim = -1;
+  if (ll->nreg == 0) return 1;
+  int d = only_dim(ll->reg[0], ll->rank);
+  if (d < 0 || ll->reg[0][d] != 1) return 1;
+  int k = 0;
+  while (k < ll->nreg && only_dim(ll->reg[k], ll->rank) == d && ll->reg[k][d] == (int64_t)1 << k) k++;
+  *dim = d;
+  return 1 << k;
+}

@@ -24,7 +24,8 @@
  * The algorithm:
  *   1. seeds: every dot's accumulator layout (accelerate_matmul.c), then
  *      every memory op's anchor on its pointer, mask, other and loaded value,
- *      in program order (first assignment wins);
+ *      in program order (first assignment wins) — except loads of fewer
+ *      elements than threads, which take their users' layout;
  *   2. breadth-first propagation along the edges from every seed;
  *   3. each value still without a layout, in program order, gets
  *      lay_default(shape, num_warps) and propagates in turn;
@@ -243,12 +244,22 @@ static void seed_dots(Lay *L) {
   free(ops);
 }
 
+/* A load of fewer elements than the program has threads: whatever its
+ * layout, several threads hold each element, so coalescing it gains
+ * nothing.  It takes its users' layout instead (attention's backward: the
+ * row statistics `m` and `Di` of a block, read in the dot's slice layout,
+ * where a blocked anchor would cost a conversion through shared memory,
+ * and its barriers, every iteration). */
+static bool small_load(const Lay *L, const Op *op) {
+  return op->kind == OP_LOAD && op->results[0]->type->rank && ty_numel(op->results[0]->type) < pass_threads(L->m);
+}
+
 static void seed_anchors(Lay *L, const AxisInfo *ai) {
   int n;
   Op **ops = ir_collect_ops(L->f, &n);
   for (int i = 0; i < n; i++) {
     Op *op = ops[i];
-    if (!pass_is_memory_op(op)) continue;
+    if (!pass_is_memory_op(op) || small_load(L, op)) continue;
     int vec;
     const Layout *a = pass_coalesce_anchor(L->m, op, ai, &vec);
     if (!a) continue;
@@ -565,10 +576,19 @@ static void final_vec(Lay *L, Op *op, const AxisInfo *ai) {
   const Value *p = op->operands[0];
   const Layout *l = op->kind == OP_LOAD ? lay_of(L, op->results[0]) : lay_of(L, p);
   op->attr.vec = 1;
-  if (!p || !p->type->rank || !l || l->kind != LAY_BLOCKED) return;
-  int d = l->order[0];
+  if (!p || !p->type->rank || !l) return;
+  int d;
+  int64_t spt;
+  if (l->kind == LAY_BLOCKED) {
+    d = l->order[0];
+    spt = l->spt[d] < p->type->shape[d] ? l->spt[d] : p->type->shape[d];
+  } else { /* a small load in its users' layout (a slice of a dot's, say) */
+    LinearLayout ll;
+    if (!ll_from_layout(l, p->type->rank, p->type->shape, &ll)) return;
+    spt = ll_run(&ll, &d);
+    if (d < 0) return;
+  }
   int v = pass_coalesce_vec(L->m, op, ai, d);
-  int64_t spt = l->spt[d] < p->type->shape[d] ? l->spt[d] : p->type->shape[d];
   while (v > 1 && (v > spt || spt % v)) v /= 2;
   op->attr.vec = v;
 }

@@ -37,6 +37,9 @@ const PassInfo pass_table[] = {
     {"dot-ahead", pass_dot_ahead,
      "sm_90: in a TMA-pipelined loop, the wgmma dot of a ring slot and invariants (attention's "
      "q @ k) is issued one iteration early, overlapping the next S with this softmax", true},
+    {"dot-early", pass_dot_early,
+     "sm_90: a synchronous wgmma dot whose operands are ready at an earlier one is issued beside it, "
+     "both asynchronous (attention backward's dP = v @ do^T under the softmax of S = k @ q^T)", true},
     {"warp-specialize", pass_warp_specialize,
      "sm_90: a TMA-pipelined loop's copies move to a producer warp (tl.range(warp_specialize=True) or "
      "the compile option); the warps wait for the slots and hand each back when done", true},
@@ -80,6 +83,16 @@ const char *pass_not_skippable(const char *list, size_t *len) {
     p += n + (p[n] == ',');
   }
   return NULL;
+}
+
+void pass_optional_names(char *buf, size_t size) {
+  size_t used = 0;
+  if (size) buf[0] = 0;
+  for (int i = 0; i < pass_count; i++) {
+    if (!pass_table[i].optional) continue;
+    int n = snprintf(buf + used, size > used ? size - used : 0, "%s%s", used ? ", " : "", pass_table[i].name);
+    if (n > 0) used += (size_t)n;
+  }
 }
 
 /* Is pass `name` in the comma-separated list? */
@@ -142,6 +155,7 @@ int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
   run(&r, "canonicalize");   /* CSE again now that layouts are in types */
   run(&r, "pipeline");       /* multi-stage rings of async copies; async wgmma */
   run(&r, "dot-ahead");      /* the next iteration's q @ k in flight during this softmax */
+  run(&r, "dot-early");      /* independent dots of one iteration issued together */
   run(&r, "tma-store");      /* epilogue tile stores through shared memory and TMA */
   run(&r, "warp-specialize"); /* the copies to a producer warp (when asked) */
   run(&r, "canonicalize");   /* the loads' dead address arithmetic */

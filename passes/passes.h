@@ -67,6 +67,8 @@ bool pass_exists(const char *name);
 /* The first name of a comma-separated list that is not an optional pass,
  * as a pointer into the list and its length in *len (NULL: all are). */
 const char *pass_not_skippable(const char *list, size_t *len);
+/* The optional passes' names, in pipeline order, ", "-separated, into buf. */
+void pass_optional_names(char *buf, size_t size);
 
 /* ---- the passes ------------------------------------------------------------ */
 
@@ -76,6 +78,7 @@ int pass_coalesce(IrModule *m, StrBuf *errors);
 int pass_assign_layouts(IrModule *m, StrBuf *errors);
 int pass_pipeline(IrModule *m, StrBuf *errors);
 int pass_dot_ahead(IrModule *m, StrBuf *errors);
+int pass_dot_early(IrModule *m, StrBuf *errors);
 int pass_warp_specialize(IrModule *m, StrBuf *errors);
 int pass_tma_store(IrModule *m, StrBuf *errors);
 int pass_allocate_shared(IrModule *m, StrBuf *errors);

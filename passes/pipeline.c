@@ -577,6 +577,126 @@ static void transform(Pipe *p, const PassUsers *u) {
   free(next), free(inits), free(ahead_of), free(cur), free(p->rings);
 }
 
+/* ---- register prefetch ----------------------------------------------------------- */
+
+enum {
+  PREFETCH_ELEMS = 8,        /* elements a thread holds of one prefetched load, at most */
+  PREFETCH_TOTAL = 16,       /* ... and of all of a loop's */
+};
+
+/* Does the block (or a region in it) write memory?  A load issued an
+ * iteration early must not be able to miss the body's own stores. */
+static bool writes_memory(const IrBlock *b) {
+  for (const Op *op = b->first; op; op = op->next) {
+    if (op->kind == OP_STORE || op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS || op->kind == OP_TMA_STORE)
+      return true;
+    for (int r = 0; r < op->nregions; r++)
+      if (writes_memory(op->regions[r])) return true;
+  }
+  return false;
+}
+
+/* The loads of a pipelined loop that stay where they are, read in registers
+ * (neither a dot operand's staging nor riding along in a ring: a value
+ * several threads hold, like attention's per-row `m` and `Di` in a dot's
+ * slice layout): few elements a thread, addresses computable ahead. */
+static int prefetch_loads(Pipe *p, Op **out, int cap) {
+  if (writes_memory(p->body)) return 0;
+  int n = 0, total = 0;
+  for (Op *op = p->body->first; op && n < cap; op = op->next) {
+    if (op->kind != OP_LOAD || op->id >= p->nops || op->attr.is_volatile || !op->results[0]->type->rank) continue;
+    bool ringed = false;
+    for (int i = 0; i < p->loads.len && !ringed; i++) ringed = p->loads.data[i] == op;
+    const Type *t = op->results[0]->type;
+    LinearLayout ll;
+    int e = t->layout && ll_from_layout(t->layout, t->rank, t->shape, &ll) ? 1 << ll.nreg : 0;
+    if (ringed || e <= 0 || e > PREFETCH_ELEMS || total + e > PREFETCH_TOTAL) continue;
+    clear_marks(p, 2);
+    bool ok = slice_ok(p, op->operands[0]) && slice_ok(p, op->operands[1]) && slice_ok(p, op->operands[2]);
+    clear_marks(p, 2);
+    if (!ok) continue;
+    out[n++] = op, total += e;
+  }
+  return n;
+}
+
+/* A clone of load ld with its operands mapped by vm and its mask anded
+ * with `guard` (the iteration it reads exists). */
+static Value *guarded_load(Pipe *p, IrBuilder *b, ValueMap *vm, Op *ld, Value *guard) {
+  Value *ptr = vmap_get(vm, ld->operands[0]);
+  Value *mask = guarded_mask(p, b, ptr->type, ld->operands[1] ? vmap_get(vm, ld->operands[1]) : NULL, guard);
+  Value *ops[3] = {ptr, mask, ld->operands[2] ? vmap_get(vm, ld->operands[2]) : NULL};
+  Op *c = irb_op(b, OP_LOAD, ops, 3, ld->results[0]->type);
+  c->attr = ld->attr;
+  return c->results[0];
+}
+
+/* Each load of lds[] is issued one iteration ahead, where it was, into
+ * registers the loop carries (the first before the loop), so its latency
+ * hides behind a whole iteration instead of stalling the first use:
+ *
+ *   %x0 = load <address at lb>, mask &= lb < ub
+ *   for %iv ... iter_args(..., %x = %x0) {
+ *     ... the body reads %x where it read the load ...
+ *     %xn = load <address at iv + step, the ahead args advanced>, mask &= iv + step < ub
+ *     yield ..., %xn
+ *   }
+ *
+ * The body writes no memory (prefetch_loads), so reading early reads the
+ * same bytes. */
+static void prefetch(Pipe *p, Op **lds, int n) {
+  IrModule *m = p->m;
+  Op *loop = p->loop;
+  const Op *y = p->body->last;
+  const Type *ivt = loop->operands[0]->type;
+  Value *lb = loop->operands[0], *ub = loop->operands[1];
+  /* the slices: the loads' operands and the ahead args' updates */
+  clear_marks(p, 3);
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < lds[i]->noperands; k++) slice_ok(p, lds[i]->operands[k]);
+  for (int j = 0; j < p->nargs; j++)
+    if (p->ahead[j]) slice_ok(p, y->operands[j]);
+  for (uint32_t i = 0; i < p->nops; i++)
+    if (p->mark[i] & 2) p->mark[i] |= 1;
+  clear_marks(p, 2);
+
+  IrBuilder b;
+  irb_init(&b, m, p->f, loop->parent);
+  b.before = loop;
+  b.loc = loop->loc;
+  Value **vals = xcalloc((size_t)n, sizeof(Value *));
+  ValueMap vm = {0};
+  vmap_set(&vm, p->body->args[0], lb);
+  for (int j = 0; j < p->nargs; j++)
+    if (p->ahead[j]) vmap_set(&vm, p->body->args[j + 1], loop->operands[3 + j]);
+  clone_slices(p, &b, &vm);
+  Value *first = irb_cmp(&b, CMP_LT, lb, ub);
+  for (int i = 0; i < n; i++) vals[i] = guarded_load(p, &b, &vm, lds[i], first);
+  vmap_free(&vm);
+
+  int base = p->body->nargs;
+  p->loop = loop = ir_for_add_iter_args(m, p->f, loop, vals, n);
+  for (int i = 0; i < n; i++) {
+    irb_init(&b, m, p->f, p->body);
+    b.before = lds[i];
+    b.loc = lds[i]->loc;
+    ValueMap now = {0}, next = {0};
+    clone_slices(p, &b, &now); /* this iteration's slices: the ahead args' next values */
+    Value *iv = irb_binary(&b, OP_ADD, p->body->args[0], iconst(&b, ivt, p->step));
+    vmap_set(&next, p->body->args[0], iv);
+    for (int j = 0; j < p->nargs; j++)
+      if (p->ahead[j]) vmap_set(&next, p->body->args[j + 1], vmap_get(&now, y->operands[j]));
+    clone_slices(p, &b, &next);
+    vals[i] = guarded_load(p, &b, &next, lds[i], irb_cmp(&b, CMP_LT, iv, ub));
+    vmap_free(&now), vmap_free(&next);
+    ir_replace_uses(p->body, lds[i]->results[0], p->body->args[base + i]);
+    ir_remove(lds[i]);
+  }
+  ir_add_operands(m, p->body->last, vals, n);
+  clear_marks(p, 1);
+  free(vals);
+}
+
 static void pipeline_loop(IrModule *m, Op *loop, const PassUsers *u, uint8_t *mark, uint32_t nops) {
   IrBlock *body = loop->regions[0];
   int S = loop->attr.loop.num_stages > 0 ? loop->attr.loop.num_stages : m->num_stages;
@@ -607,7 +727,12 @@ static void pipeline_loop(IrModule *m, Op *loop, const PassUsers *u, uint8_t *ma
       staged += nal > 0;
     }
   }
-  if (staged) transform(&p, u);
+  if (staged) {
+    Op *pref[8];
+    int npref = prefetch_loads(&p, pref, 8);
+    transform(&p, u);
+    if (npref) prefetch(&p, pref, npref);
+  }
   memset(mark, 0, nops);
   for (int i = 0; i < p.tma.len; i++) free(p.tma.data[i]);
   VEC_FREE(p.tma);
