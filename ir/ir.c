@@ -250,6 +250,13 @@ int64_t ir_carried_regs(const IrBlock *body, int64_t threads) {
   return regs;
 }
 
+int64_t ir_carried_data_regs(const IrBlock *body, int64_t threads) {
+  int64_t regs = 0;
+  for (int i = 1; i < body->nargs; i++)
+    if (body->args[i]->type->dtype != DT_PTR) regs += ty_thread_regs(body->args[i]->type, threads);
+  return regs;
+}
+
 Op **ir_collect_ops(IrFunc *f, int *count) {
   Collect c = {0};
   ir_walk(f->body, collect_op, &c);

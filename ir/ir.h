@@ -513,6 +513,9 @@ Op **ir_collect_ops(IrFunc *f, int *count);
 /* The registers a thread holds for a loop body's carried values (its
  * arguments after the induction variable), over `threads` threads. */
 int64_t ir_carried_regs(const IrBlock *body, int64_t threads);
+/* The same, pointer tensors left out: address arithmetic, which the
+ * pipeliner turns into ring slots and scalar offsets. */
+int64_t ir_carried_data_regs(const IrBlock *body, int64_t threads);
 /* Warp specialization at 2 CTAs an SM starts every thread at 128 registers:
  * a loop may carry this many beside what its body needs (attention D128
  * with 128-row blocks carried more and spilled).  The pass's auto rule and

@@ -39,11 +39,7 @@ enum { ASKED_WARPS = 4, SPLIT_WARPS = 8, WARPGROUP_ROWS = 128, THREAD_MAX_REGS =
  * turns into ring slots and scalar offsets (matmul's a_ptrs and b_ptrs of
  * 128x64 would count 128 registers each; ptxas gave the loop 208 in all). */
 static int64_t carried_regs_asked(const IrModule *m, const Op *loop) {
-  const IrBlock *body = loop->regions[0];
-  int64_t regs = 0, threads = (int64_t)ASKED_WARPS * m->threads_per_warp;
-  for (int i = 1; i < body->nargs; i++)
-    if (body->args[i]->type->dtype != DT_PTR) regs += ty_thread_regs(body->args[i]->type, threads);
-  return regs;
+  return ir_carried_data_regs(loop->regions[0], (int64_t)ASKED_WARPS * m->threads_per_warp);
 }
 
 static int count_dots(const Op *loop) {

@@ -45,6 +45,7 @@
  * in two slice layouts, never a trip through shared memory. */
 #include "passes/pass_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { REMAT_BUDGET = 16 };
@@ -435,8 +436,18 @@ static Value *dot_operand(Lay *L, Value *v, const Layout *target) {
   if (v->type->layout == target) return v;
   Value *done = memo_get(L, v, target);
   if (done) return done;
-  Value *r;
-  if (same_linear(v->type->layout, target, v->type->rank, v->type->shape)) {
+  Value *r = NULL;
+  /* already read into registers for another dot whose fragment is the same
+   * (q of the backward's two dQ loops, one per mma shape): one ldmatrix
+   * pass, and a convert that moves nothing */
+  for (int e = 0; e < L->memo.len && !r; e++) {
+    const MemoEntry *me = &L->memo.data[e];
+    if (me->from == v && me->to->type->layout->kind == LAY_DOT_OPERAND &&
+        same_linear(me->layout, target, v->type->rank, v->type->shape))
+      r = convert_after_def(L, me->to, target);
+  }
+  if (r) {
+  } else if (same_linear(v->type->layout, target, v->type->rank, v->type->shape)) {
     r = convert_after_def(L, v, target);
   } else {
     IrBuilder b;
@@ -464,16 +475,86 @@ static Value *shared_operand(Lay *L, Value *v, const Layout *sl, Loc loc) {
   return buf;
 }
 
+/* Is v defined outside loop body `body` (not in it nor in a region of it)? */
+static bool outside_body(const IrBlock *body, const Value *v) {
+  for (const IrBlock *b = v->block ? v->block : v->def ? v->def->parent : NULL; b;
+       b = b->parent ? b->parent->parent : NULL)
+    if (b == body) return false;
+  return true;
+}
+
+/* A wgmma instruction of N columns a warpgroup reads, per k-step, 64 x 16
+ * of A and 16 x N of B from shared memory (128 bytes a clock an SM) while
+ * it computes 64 x N x 16 (2048 multiply-adds a clock): below N = 64 the
+ * reads take longer than the math.  A loop-invariant A read from registers
+ * (loaded once, before the loop) halves them or better. */
+enum { SMEM_BOUND_N = 64, A_REGS_BUDGET = 168 };
+
+static bool invariant_a(const Lay *L, const Op *op, const IrBlock **body) {
+  const DotPlan *p = op->id < L->nplans ? &L->plans[op->id] : NULL;
+  const Op *loop = op->parent ? op->parent->parent : NULL;
+  if (!p || !p->mma || p->mma->version != 3 || !loop || loop->kind != OP_FOR) return false;
+  int wn = p->mma->wpc[1] > 0 ? p->mma->wpc[1] : 1;
+  if (op->results[0]->type->shape[1] / wn >= SMEM_BOUND_N || !dt_is_float(op->operands[0]->type->dtype) ||
+      ty_elem_bytes(op->operands[0]->type) != 2)
+    return false;
+  *body = loop->regions[0];
+  return outside_body(*body, op->operands[0]);
+}
+
+/* The 32-bit registers a thread needs for a loop's tensors: carried ones
+ * (pointer tensors left out: the pipeliner makes them scalar offsets) and
+ * the products of its dots that are not carried; with `a_regs`, also the
+ * invariant A operands invariant_a would hold in registers. */
+static int64_t loop_regs(const Lay *L, const IrBlock *body, bool a_regs) {
+  int64_t threads = pass_threads(L->m), regs = ir_carried_data_regs(body, threads);
+  const Op *y = body->last;
+  for (const Op *d = body->first; d; d = d->next) {
+    if (d->kind != OP_DOT) continue;
+    bool carried = false;
+    for (int k = 0; y && k < y->noperands; k++) carried = carried || y->operands[k] == d->results[0];
+    if (!carried) regs += ty_thread_regs(d->results[0]->type, threads);
+    const IrBlock *b;
+    if (a_regs && invariant_a(L, d, &b)) regs += ty_thread_regs(d->operands[0]->type, threads);
+  }
+  return regs;
+}
+
+/* Hold the loop's invariant A operands in registers?  When that costs the
+ * kernel no registers it does not already need: the loop with them stays
+ * within A_REGS_BUDGET and within what another loop of the kernel needs
+ * (ptxas gives the whole kernel one count).  The backward at head dim 128 on
+ * two warpgroups: its dQ loops, dq 64 + q, do 64 + S, dP 32 = 160, beside
+ * the dK/dV loop's 192 (dk, dv 128 + S, dP 32; with k and v, 224, it keeps
+ * them in shared memory).  A kernel of one loop keeps its A in shared memory
+ * (seed 000's forward with 32-column blocks: 168 -> 215 registers, a CTA
+ * less an SM). */
+static bool a_regs_fit(const Lay *L, const IrBlock *body) {
+  int64_t with = loop_regs(L, body, true), other = 0;
+  if (with > A_REGS_BUDGET) return false;
+  int n;
+  Op **ops = ir_collect_ops(L->f, &n);
+  for (int i = 0; i < n; i++)
+    if (ops[i]->kind == OP_FOR && ops[i]->regions[0] != body) {
+      int64_t r = loop_regs(L, ops[i]->regions[0], false);
+      if (r > other) other = r;
+    }
+  free(ops);
+  return with <= other;
+}
+
 static void fix_dot(Lay *L, Op *op) {
   const DotPlan *p = op->id < L->nplans ? &L->plans[op->id] : NULL;
   if (p && p->mma && p->mma->version == 3) {
     need_result(L, op, 0, p->mma);
     need(L, op, 2, p->mma);
+    const IrBlock *body;
+    bool a_regs = invariant_a(L, op, &body) && a_regs_fit(L, body);
     for (int i = 0; i < 2; i++) {
       Value *v = op->operands[i];
       const Layout *reg = lay_dot_operand(L->ctx, 0, p->mma, p->kw);
-      if (i == 0 && same_linear(v->type->layout, reg, v->type->rank, v->type->shape)) {
-        op->operands[i] = dot_operand(L, v, reg); /* a computed A stays in registers */
+      if (i == 0 && (a_regs || same_linear(v->type->layout, reg, v->type->rank, v->type->shape))) {
+        op->operands[i] = dot_operand(L, v, reg); /* a computed A, or an invariant one, in registers */
         continue;
       }
       const Layout *sl = pass_wgmma_shared_layout(L->m, v->type, i);
