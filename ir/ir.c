@@ -250,6 +250,13 @@ int64_t ir_carried_regs(const IrBlock *body, int64_t threads) {
   return regs;
 }
 
+bool ir_defined_outside(const IrBlock *block, const Value *v) {
+  for (const IrBlock *b = v->block ? v->block : v->def ? v->def->parent : NULL; b;
+       b = b->parent ? b->parent->parent : NULL)
+    if (b == block) return false;
+  return true;
+}
+
 int64_t ir_carried_data_regs(const IrBlock *body, int64_t threads) {
   int64_t regs = 0;
   for (int i = 1; i < body->nargs; i++)

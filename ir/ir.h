@@ -510,6 +510,10 @@ typedef void (*OpVisitor)(Op *op, void *ud);
 void ir_walk(IrBlock *b, OpVisitor fn, void *ud);
 /* Collect the ops of a function in pre-order into a heap array. */
 Op **ir_collect_ops(IrFunc *f, int *count);
+/* Is v defined outside `block`: neither in it (an op's result or an
+ * argument) nor in a region nested in it?  (Loop invariance of v for a loop
+ * whose body is `block`.) */
+bool ir_defined_outside(const IrBlock *block, const Value *v);
 /* The registers a thread holds for a loop body's carried values (its
  * arguments after the induction variable), over `threads` threads. */
 int64_t ir_carried_regs(const IrBlock *body, int64_t threads);

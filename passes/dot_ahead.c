@@ -39,12 +39,6 @@
 
 enum { REG_BUDGET = 160, MAX_CHAIN = 3 };
 
-static bool outside(const IrBlock *body, const Value *v) {
-  for (const IrBlock *b = v->block ? v->block : v->def ? v->def->parent : NULL; b; b = b->parent ? b->parent->parent : NULL)
-    if (b == body) return false;
-  return true;
-}
-
 /* v = memdesc_index(%ring, %rd) of the body, or memdesc_trans of one, with
  * %ring defined outside: the chain (index first) in ch[], its length. */
 static int view_chain(const IrBlock *body, const Value *v, const Value *rd, Op **ch, int cap) {
@@ -55,7 +49,7 @@ static int view_chain(const IrBlock *body, const Value *v, const Value *rd, Op *
     if (n) ch[n++] = d;
     return n;
   }
-  if (d->kind != OP_MEMDESC_INDEX || d->operands[1] != rd || !outside(body, d->operands[0])) return 0;
+  if (d->kind != OP_MEMDESC_INDEX || d->operands[1] != rd || !ir_defined_outside(body, d->operands[0])) return 0;
   ch[0] = d;
   return 1;
 }
@@ -82,12 +76,12 @@ static bool find_dot(const IrBlock *body, const Value *rd, Ahead *a) {
   for (Op *op = body->first; op; op = op->next) {
     if (op->kind != OP_DOT || op->attr.is_async || !ir_is_zero_const(op->operands[2])) continue;
     const Layout *l = op->results[0]->type->layout;
-    if (!l || l->kind != LAY_MMA || l->version != 3 || !outside(body, op->operands[2])) continue;
+    if (!l || l->kind != LAY_MMA || l->version != 3 || !ir_defined_outside(body, op->operands[2])) continue;
     bool ok = true, viewed = false;
     for (int k = 0; k < 2 && ok; k++) {
       const Value *x = op->operands[k];
-      a->nchain[k] = outside(body, x) ? 0 : view_chain(body, x, rd, a->chain[k], MAX_CHAIN);
-      if (!outside(body, x) && !a->nchain[k]) ok = false;
+      a->nchain[k] = ir_defined_outside(body, x) ? 0 : view_chain(body, x, rd, a->chain[k], MAX_CHAIN);
+      if (!ir_defined_outside(body, x) && !a->nchain[k]) ok = false;
       if (a->nchain[k]) viewed = true, ok = ok && tma_filled(body, a->chain[k][0]->operands[0]);
     }
     if (ok && viewed) {

@@ -35,18 +35,10 @@ static bool is_wgmma(const Op *op) {
   return l && l->kind == LAY_MMA && l->version == 3;
 }
 
-/* Is v defined outside the loop body (not in it nor in a region of it)? */
-static bool outside(const IrBlock *body, const Value *v) {
-  for (const IrBlock *b = v->block ? v->block : v->def ? v->def->parent : NULL; b;
-       b = b->parent ? b->parent->parent : NULL)
-    if (b == body) return false;
-  return true;
-}
-
 /* A shared operand whose bytes stay allocated across the loop: defined
  * outside it, or a view (index / transpose) of such a buffer. */
 static bool stable_buffer(const IrBlock *body, const Value *v) {
-  while (!outside(body, v)) {
+  while (!ir_defined_outside(body, v)) {
     const Op *d = v->def;
     if (!d || (d->kind != OP_MEMDESC_INDEX && d->kind != OP_MEMDESC_TRANS)) return false;
     v = d->operands[0];
@@ -57,7 +49,7 @@ static bool stable_buffer(const IrBlock *body, const Value *v) {
 /* Is v ready at op `at` of the body: defined outside the body, or by an op
  * of the body before `at` (pos[] numbers the body's ops), or an argument? */
 static bool ready_at(const IrBlock *body, const Value *v, int at, const int *pos) {
-  if (outside(body, v)) return true;
+  if (ir_defined_outside(body, v)) return true;
   if (v->block == body) return true; /* a block argument */
   return v->def && v->def->parent == body && pos[v->def->id] < at;
 }

@@ -436,19 +436,19 @@ static Value *dot_operand(Lay *L, Value *v, const Layout *target) {
   if (v->type->layout == target) return v;
   Value *done = memo_get(L, v, target);
   if (done) return done;
-  Value *r = NULL;
   /* already read into registers for another dot whose fragment is the same
    * (q of the backward's two dQ loops, one per mma shape): one ldmatrix
    * pass, and a convert that moves nothing */
-  for (int e = 0; e < L->memo.len && !r; e++) {
+  Value *src = v;
+  for (int e = 0; e < L->memo.len && src == v; e++) {
     const MemoEntry *me = &L->memo.data[e];
     if (me->from == v && me->to->type->layout->kind == LAY_DOT_OPERAND &&
         same_linear(me->layout, target, v->type->rank, v->type->shape))
-      r = convert_after_def(L, me->to, target);
+      src = me->to;
   }
-  if (r) {
-  } else if (same_linear(v->type->layout, target, v->type->rank, v->type->shape)) {
-    r = convert_after_def(L, v, target);
+  Value *r;
+  if (same_linear(src->type->layout, target, v->type->rank, v->type->shape)) {
+    r = convert_after_def(L, src, target);
   } else {
     IrBuilder b;
     after_def(L, v, &b);
@@ -475,14 +475,6 @@ static Value *shared_operand(Lay *L, Value *v, const Layout *sl, Loc loc) {
   return buf;
 }
 
-/* Is v defined outside loop body `body` (not in it nor in a region of it)? */
-static bool outside_body(const IrBlock *body, const Value *v) {
-  for (const IrBlock *b = v->block ? v->block : v->def ? v->def->parent : NULL; b;
-       b = b->parent ? b->parent->parent : NULL)
-    if (b == body) return false;
-  return true;
-}
-
 /* A wgmma instruction of N columns a warpgroup reads, per k-step, 64 x 16
  * of A and 16 x N of B from shared memory (128 bytes a clock an SM) while
  * it computes 64 x N x 16 (2048 multiply-adds a clock): below N = 64 the
@@ -490,16 +482,17 @@ static bool outside_body(const IrBlock *body, const Value *v) {
  * (loaded once, before the loop) halves them or better. */
 enum { SMEM_BOUND_N = 64, A_REGS_BUDGET = 168 };
 
-static bool invariant_a(const Lay *L, const Op *op, const IrBlock **body) {
+/* The body of the loop whose invariant A dot `op` reads (a narrow wgmma,
+ * fp16/bf16, A defined outside the loop), or NULL. */
+static const IrBlock *invariant_a(const Lay *L, const Op *op) {
   const DotPlan *p = op->id < L->nplans ? &L->plans[op->id] : NULL;
   const Op *loop = op->parent ? op->parent->parent : NULL;
-  if (!p || !p->mma || p->mma->version != 3 || !loop || loop->kind != OP_FOR) return false;
+  if (!p || !p->mma || p->mma->version != 3 || !loop || loop->kind != OP_FOR) return NULL;
   int wn = p->mma->wpc[1] > 0 ? p->mma->wpc[1] : 1;
   if (op->results[0]->type->shape[1] / wn >= SMEM_BOUND_N || !dt_is_float(op->operands[0]->type->dtype) ||
       ty_elem_bytes(op->operands[0]->type) != 2)
-    return false;
-  *body = loop->regions[0];
-  return outside_body(*body, op->operands[0]);
+    return NULL;
+  return ir_defined_outside(loop->regions[0], op->operands[0]) ? loop->regions[0] : NULL;
 }
 
 /* The 32-bit registers a thread needs for a loop's tensors: carried ones
@@ -514,8 +507,7 @@ static int64_t loop_regs(const Lay *L, const IrBlock *body, bool a_regs) {
     bool carried = false;
     for (int k = 0; y && k < y->noperands; k++) carried = carried || y->operands[k] == d->results[0];
     if (!carried) regs += ty_thread_regs(d->results[0]->type, threads);
-    const IrBlock *b;
-    if (a_regs && invariant_a(L, d, &b)) regs += ty_thread_regs(d->operands[0]->type, threads);
+    if (a_regs && invariant_a(L, d)) regs += ty_thread_regs(d->operands[0]->type, threads);
   }
   return regs;
 }
@@ -548,8 +540,8 @@ static void fix_dot(Lay *L, Op *op) {
   if (p && p->mma && p->mma->version == 3) {
     need_result(L, op, 0, p->mma);
     need(L, op, 2, p->mma);
-    const IrBlock *body;
-    bool a_regs = invariant_a(L, op, &body) && a_regs_fit(L, body);
+    const IrBlock *body = invariant_a(L, op);
+    bool a_regs = body && a_regs_fit(L, body);
     for (int i = 0; i < 2; i++) {
       Value *v = op->operands[i];
       const Layout *reg = lay_dot_operand(L->ctx, 0, p->mma, p->kw);

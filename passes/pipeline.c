@@ -157,10 +157,10 @@ static bool wgmma_only(const PassUsers *u, const Value *s) {
   return true;
 }
 
-/* Are load ld's address and mask computable ahead (slice_ok)? */
+/* Are load ld's address, mask and other computable ahead (slice_ok)? */
 static bool address_ok(Pipe *p, const Op *ld) {
   clear_marks(p, 2);
-  bool ok = slice_ok(p, ld->operands[0]) && slice_ok(p, ld->operands[1]);
+  bool ok = slice_ok(p, ld->operands[0]) && slice_ok(p, ld->operands[1]) && slice_ok(p, ld->operands[2]);
   clear_marks(p, 2);
   return ok;
 }
@@ -355,13 +355,13 @@ static void issue_stage(Pipe *p, IrBuilder *b, ValueMap *vm, Value *iv, Value *s
   if (p->ncp) irb_op(b, OP_ASYNC_COMMIT, NULL, 0, NULL);
 }
 
-static void mark_union(Pipe *p) {
+/* Mark (bit 1) the ops clone_slices copies: the slices of the loads'
+ * operands and of the ahead args' updates. */
+static void mark_slices(Pipe *p, Op *const *lds, int n) {
   const Op *y = p->body->last;
-  clear_marks(p, 2);
-  for (int i = 0; i < p->loads.len; i++) {
-    slice_ok(p, p->loads.data[i]->operands[0]);
-    slice_ok(p, p->loads.data[i]->operands[1]);
-  }
+  clear_marks(p, 3);
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < lds[i]->noperands; k++) slice_ok(p, lds[i]->operands[k]);
   for (int j = 0; j < p->nargs; j++)
     if (p->ahead[j]) slice_ok(p, y->operands[j]);
   for (uint32_t i = 0; i < p->nops; i++)
@@ -510,7 +510,7 @@ static void transform(Pipe *p, const PassUsers *u) {
   IrContext *c = p->ctx;
   int S = p->S, D = S - 1;
   const Type *ivt = p->loop->operands[0]->type, *i32 = ty_scalar(c, DT_I32);
-  mark_union(p);
+  mark_slices(p, p->loads.data, p->loads.len);
   p->rings = xcalloc((size_t)p->loads.len, sizeof(Value *));
   IrBuilder b;
   irb_init(&b, m, p->f, p->loop->parent);
@@ -611,10 +611,7 @@ static int prefetch_loads(Pipe *p, Op **out, int cap) {
     LinearLayout ll;
     int e = t->layout && ll_from_layout(t->layout, t->rank, t->shape, &ll) ? 1 << ll.nreg : 0;
     if (ringed || e <= 0 || e > PREFETCH_ELEMS || total + e > PREFETCH_TOTAL) continue;
-    clear_marks(p, 2);
-    bool ok = slice_ok(p, op->operands[0]) && slice_ok(p, op->operands[1]) && slice_ok(p, op->operands[2]);
-    clear_marks(p, 2);
-    if (!ok) continue;
+    if (!address_ok(p, op)) continue;
     out[n++] = op, total += e;
   }
   return n;
@@ -650,15 +647,7 @@ static void prefetch(Pipe *p, Op **lds, int n) {
   const Op *y = p->body->last;
   const Type *ivt = loop->operands[0]->type;
   Value *lb = loop->operands[0], *ub = loop->operands[1];
-  /* the slices: the loads' operands and the ahead args' updates */
-  clear_marks(p, 3);
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < lds[i]->noperands; k++) slice_ok(p, lds[i]->operands[k]);
-  for (int j = 0; j < p->nargs; j++)
-    if (p->ahead[j]) slice_ok(p, y->operands[j]);
-  for (uint32_t i = 0; i < p->nops; i++)
-    if (p->mark[i] & 2) p->mark[i] |= 1;
-  clear_marks(p, 2);
+  mark_slices(p, lds, n);
 
   IrBuilder b;
   irb_init(&b, m, p->f, loop->parent);
