@@ -196,10 +196,9 @@ static void emit_one(CgCtx *cg, const char *name, bool int_acc, bool fresh, bool
   sb_free(&text), sb_free(&cons);
 }
 
-/* `wgmma.wait_group.sync.aligned num;` with vals[0..n) tied through. */
-static void wait_group(CgCtx *cg, int num, LLVMValueRef *vals, int n) {
-  char text[64];
-  snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %d;", num);
+/* The asm `text` with vals[0..n) tied through it: what reads them after it
+ * reads its outputs, so nothing computing them moves past it. */
+static void tied_asm(CgCtx *cg, const char *text, LLVMValueRef *vals, int n) {
   if (n == 0) {
     cg_asm(cg, cg->t_void, text, "", NULL, 0, true);
     return;
@@ -219,6 +218,24 @@ static void wait_group(CgCtx *cg, int num, LLVMValueRef *vals, int n) {
   LLVMValueRef r = cg_asm(cg, st, text, cons.data, vals, n, true);
   for (int i = 0; i < n; i++) vals[i] = LLVMBuildExtractValue(cg->b, r, (unsigned)i, "");
   sb_free(&cons);
+}
+
+/* `wgmma.wait_group.sync.aligned num;` with vals[0..n) tied through. */
+static void wait_group(CgCtx *cg, int num, LLVMValueRef *vals, int n) {
+  char text[64];
+  snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %d;", num);
+  tied_asm(cg, text, vals, n);
+}
+
+/* `wgmma.fence.sync.aligned;` with the accumulators acc[0..nacc) and the
+ * register-A words a[0..na) tied through. */
+static void fence(CgCtx *cg, LLVMValueRef *acc, int nacc, LLVMValueRef *a, int na) {
+  LLVMValueRef *vals = ARENA_ARRAY(&cg->arena, LLVMValueRef, nacc + na + 1);
+  if (nacc > 0) memcpy(vals, acc, sizeof *vals * (size_t)nacc);
+  if (na > 0) memcpy(vals + nacc, a, sizeof *vals * (size_t)na);
+  tied_asm(cg, "wgmma.fence.sync.aligned;", vals, nacc + na);
+  if (nacc > 0) memcpy(acc, vals, sizeof *vals * (size_t)nacc);
+  if (na > 0) memcpy(a, vals + nacc, sizeof *vals * (size_t)na);
 }
 
 static bool wg_operand(CgCtx *cg, Op *op, int i, WgOperand *o) {
@@ -290,8 +307,16 @@ void cg_lower_wgmma(CgCtx *cg, Op *op) {
   bool zero_acc = ir_is_zero_const(op->operands[2]);
   for (int i = 0; i < fc.count; i++) acc[i] = cg_el(C, i);
   int per = n / 2, kw = a.regs ? at->layout->k_width : 0;
-  /* the fence orders the last writes of the accumulators (and of register A) */
-  cg_asm(cg, cg->t_void, "wgmma.fence.sync.aligned;", "", NULL, 0, true);
+  /* The fence orders the last writes of the accumulators and of register
+   * A before the wgmmas read them: what is written between a fence and the
+   * wgmma reading it makes ptxas add a warpgroup.arrive of its own (info
+   * C7519), and one of those in a conditional block serializes every wgmma
+   * of the kernel (C7520).  So the accumulators pass through the first
+   * fence as tied operands, and each register-A instruction packs its A
+   * words and passes them through a fence of its own (packing them all
+   * before the first one instead costs the 4-warp D64 attention 11
+   * registers, 3 CTAs an SM to 2). */
+  LLVMValueRef aregs[4];
   /* descriptors: per operand a base at the warpgroup's start, the steps as
    * immediates (wg_descs); the varying start moves along the contiguous dim
    * in steps of 64 rows (A, M-major) or n columns (B, N-major) */
@@ -302,14 +327,16 @@ void cg_lower_wgmma(CgCtx *cg, Op *op) {
   for (int kk = 0; kk < KS; kk++)
     for (int rm = 0; rm < RM; rm++) {
       int64_t dm = (int64_t)rm * 16 * wm, dk = (int64_t)kk * kin, aimm = 0, bimm;
-      LLVMValueRef adesc = NULL, aregs[4];
+      LLVMValueRef adesc = NULL;
       if (a.regs) a_regs(cg, Av, at->dtype, kw, kk, rm, KS, aregs);
-      else if (a.mn_major) adesc = wg_desc(cg, &a, &ad, zero, m0, dk, dm, &aimm);
-      else adesc = wg_desc(cg, &a, &ad, m0, zero, dm, dk, &aimm);
+      if (kk == 0 && rm == 0) fence(cg, acc, zero_acc ? 0 : fc.count, aregs, a.regs ? 4 : 0);
+      else if (a.regs) fence(cg, NULL, 0, aregs, 4);
+      if (!a.regs && a.mn_major) adesc = wg_desc(cg, &a, &ad, zero, m0, dk, dm, &aimm);
+      else if (!a.regs) adesc = wg_desc(cg, &a, &ad, m0, zero, dm, dk, &aimm);
       LLVMValueRef bdesc = b.mn_major ? wg_desc(cg, &b, &bd, zero, n0, dk, 0, &bimm)
                                       : wg_desc(cg, &b, &bd, n0, zero, 0, dk, &bimm);
-      emit_one(cg, name, int_acc, zero_acc && kk == 0, f16_like, acc + rm * per, per, &a, adesc, aimm, aregs,
-               bdesc, bimm, b.mn_major);
+      emit_one(cg, name, int_acc, zero_acc && kk == 0, f16_like, acc + rm * per, per, &a, adesc, aimm,
+               aregs, bdesc, bimm, b.mn_major);
     }
   cg_asm(cg, cg->t_void, "wgmma.commit_group.sync.aligned;", "", NULL, 0, true);
   if (!op->attr.is_async) wait_group(cg, 0, acc, fc.count);
