@@ -3,7 +3,9 @@
  *  1. in the thread: fragment elements that differ only along the axis
  *     combine into the result element with the same other coordinates
  *     (result layout = slice(axis, operand layout), same base fragment with
- *     the axis' extent 1);
+ *     the axis' extent 1): as a tree where the order cannot change the
+ *     result (log2 n dependent combines, not n - 1), in register order for
+ *     float sums (Triton's rounding), argmax and combine regions;
  *  2. in the warp: butterflies (shfl.sync.bfly) over the lane-id bits
  *     whose basis (ir/linear.c) moves along the axis (replica bits, whose
  *     basis is zero, are left out: they hold the same data already);
@@ -120,6 +122,43 @@ static int pext(int x, int mask) {
   return r;
 }
 
+/* Can the combines of r run in any order with the same result?  max / min
+ * (maxnum / minnum: the largest non-NaN), the bitwise ones and integer sums
+ * and products; not float sums (rounding), argmax (kept in register order
+ * with the index tie break as written) or a combine region. */
+static bool order_free(const Red *r) {
+  if (r->arg || r->kind == COMBINE_REGION) return false;
+  for (int s = 0; s < r->nstreams; s++)
+    if ((r->kind == COMBINE_SUM || r->kind == COMBINE_PROD) && dt_is_float(r->dt[s])) return false;
+  return true;
+}
+
+/* Step 1 as a tree: acc[o] = the combine of the thread's elements i with
+ * pext(i, keep) == o, paired level by level. */
+static void thread_tree(CgCtx *cg, const Op *op, const Red *r, CgVal **in, int n, int m, int keep,
+                        LLVMValueRef *acc) {
+  int per = n / m;
+  LLVMValueRef *v = ARENA_ARRAY(&cg->arena, LLVMValueRef, (size_t)n * MAX_STREAMS);
+  int *cnt = ARENA_ARRAY(&cg->arena, int, m);
+  for (int i = 0; i < n; i++) {
+    int o = pext(i, keep), k = cnt[o]++;
+    for (int s = 0; s < r->nstreams; s++) v[((size_t)o * per + k) * MAX_STREAMS + s] = cg_el(in[s], i);
+  }
+  for (int o = 0; o < m; o++) {
+    LLVMValueRef *l = v + (size_t)o * per * MAX_STREAMS;
+    for (int len = cnt[o]; len > 1; len = (len + 1) / 2) {
+      for (int k = 0; k < len / 2; k++) {
+        LLVMValueRef *a = l + (size_t)(2 * k) * MAX_STREAMS, *b = l + (size_t)(2 * k + 1) * MAX_STREAMS;
+        combine(cg, op, r, a, b);
+        if (k) memcpy(l + (size_t)k * MAX_STREAMS, a, sizeof *a * MAX_STREAMS);
+      }
+      if (len & 1) /* an odd tail moves up a level untouched */
+        memcpy(l + (size_t)(len / 2) * MAX_STREAMS, l + (size_t)(len - 1) * MAX_STREAMS, sizeof *l * MAX_STREAMS);
+    }
+    memcpy(acc + (size_t)o * MAX_STREAMS, l, sizeof *l * MAX_STREAMS);
+  }
+}
+
 void cg_lower_reduce(CgCtx *cg, Op *op) {
   const Type *xt = op->operands[0]->type;
   int axis = op->attr.axis;
@@ -159,21 +198,27 @@ void cg_lower_reduce(CgCtx *cg, Op *op) {
 
   LLVMValueRef *acc = ARENA_ARRAY(&cg->arena, LLVMValueRef, (size_t)m * MAX_STREAMS);
   bool *have = ARENA_ARRAY(&cg->arena, bool, m);
-  /* 1. within the thread */
-  for (int i = 0; i < n; i++) {
-    int o = 0;
-    if (!scalar_out) o = pext(i, keep);
-    LLVMValueRef x[MAX_STREAMS];
-    for (int s = 0; s < r.nstreams; s++) {
-      if (r.arg && s == 1 && op->noperands < 2) x[s] = cg_coord(cg, &f, i, axis);
-      else x[s] = cg_el(in[s], i);
-    }
-    LLVMValueRef *a = acc + (size_t)o * MAX_STREAMS;
-    if (!have[o]) {
-      memcpy(a, x, sizeof(LLVMValueRef) * (size_t)r.nstreams);
-      have[o] = true;
-    } else {
-      combine(cg, op, &r, a, x);
+  /* 1. within the thread: in register order (a float sum rounds as Triton's
+   * does), or, where the order cannot change the result, as a tree: a
+   * chain of n - 1 dependent combines becomes log2(n) deep */
+  if (order_free(&r)) {
+    thread_tree(cg, op, &r, in, n, m, scalar_out ? 0 : keep, acc);
+  } else {
+    for (int i = 0; i < n; i++) {
+      int o = 0;
+      if (!scalar_out) o = pext(i, keep);
+      LLVMValueRef x[MAX_STREAMS];
+      for (int s = 0; s < r.nstreams; s++) {
+        if (r.arg && s == 1 && op->noperands < 2) x[s] = cg_coord(cg, &f, i, axis);
+        else x[s] = cg_el(in[s], i);
+      }
+      LLVMValueRef *a = acc + (size_t)o * MAX_STREAMS;
+      if (!have[o]) {
+        memcpy(a, x, sizeof(LLVMValueRef) * (size_t)r.nstreams);
+        have[o] = true;
+      } else {
+        combine(cg, op, &r, a, x);
+      }
     }
   }
 
