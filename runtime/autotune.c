@@ -10,8 +10,9 @@
  * On the CPU device nothing is timed: the first config left after pruning
  * is compiled and remembered.
  *
- * Trials (tlc_bench_launch, bench.c): one launch to warm up, then `reps`
- * launches timed with events; the median decides.  Arguments named in
+ * Trials (tlc_bench_launch, bench.c): every config is compiled first;
+ * then, in TRIAL_ROUNDS rounds over the configs, one launch to warm up and
+ * TRIAL_REPS launches timed with events; a config's best median decides.  Arguments named in
  * reset_to_zero are zeroed (their whole allocation, found through the
  * runtime's allocation table) before each and once after the last; those in
  * restore_value are copied aside first and back after each.
@@ -33,7 +34,7 @@
 #include "compiler/tlc_compiler.h" /* tlc_autotune_info */
 #include "runtime/cache.h"         /* rt_hash128, atomic writes, the size bound */
 
-enum { TRIAL_REPS = 7 };
+enum { TRIAL_REPS = 7, TRIAL_ROUNDS = 2 };
 
 tlc_status tlc_kernel_constexpr_int(const tlc_kernel *k, const char *name, int64_t *out) {
   if (!k || !name || !out) return TLC_ERR_INVALID;
@@ -381,29 +382,41 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
     free(first_msg);
     goto done;
   }
+  /* every config compiled first, then timed in TRIAL_ROUNDS rounds, each
+   * config's best median kept: a config is not judged on one burst after
+   * a compile left the GPU idle */
+  tlc_kernel **ks = calloc((size_t)info.nconfigs + 1, sizeof *ks);
+  float *ts = malloc(sizeof *ts * ((size_t)info.nconfigs + 1));
+  if (!ks || !ts) {
+    free(ks), free(ts), free(first_msg);
+    st = rt_fail(rt, TLC_ERR_INVALID, "autotune: out of host memory");
+    goto done;
+  }
+  for (int i = first_ok; i < info.nconfigs; i++) {
+    ts[i] = -1;
+    if (info.configs[i].pruned) continue;
+    tlc_kernel_options o = config_options(opt, &info.configs[i], cx, store);
+    if (tlc_kernel_from_source(rt, source, path, name, signature, &o, &ks[i]) != TLC_OK) ks[i] = NULL;
+  }
+  for (int round = 0; round < TRIAL_ROUNDS; round++)
+    for (int i = first_ok; i < info.nconfigs; i++) {
+      if (!ks[i]) continue;
+      float t = trial(rt, ks[i], grid, user, &info, args, nargs, pargs);
+      if (tlc_synchronize(rt) != TLC_OK) { /* a config that faults poisons the context: stop */
+        st = rt_fail(rt, TLC_ERR_CUDA, "autotune: config %d of '%s' faulted: %s", i, name, tlc_runtime_error(rt));
+        free(ks), free(ts), free(first_msg);
+        goto done;
+      }
+      if (t >= 0 && (ts[i] < 0 || t < ts[i])) ts[i] = t;
+    }
   float best = -1;
   int best_i = -1;
   tlc_kernel *best_k = NULL;
   for (int i = first_ok; i < info.nconfigs; i++) {
-    tlc_kernel *k = NULL;
-    if (info.configs[i].pruned) {
-      if (print_tuning()) print_trial(name, &info.configs[i], -3);
-      continue;
-    }
-    tlc_kernel_options o = config_options(opt, &info.configs[i], cx, store);
-    if (tlc_kernel_from_source(rt, source, path, name, signature, &o, &k) != TLC_OK) {
-      if (print_tuning()) print_trial(name, &info.configs[i], -2);
-      continue;
-    }
-    float t = trial(rt, k, grid, user, &info, args, nargs, pargs);
-    if (tlc_synchronize(rt) != TLC_OK) { /* a config that faults poisons the context: stop */
-      st = rt_fail(rt, TLC_ERR_CUDA, "autotune: config %d of '%s' faulted: %s", i, name, tlc_runtime_error(rt));
-      free(first_msg);
-      goto done;
-    }
-    if (t >= 0 && (best < 0 || t < best)) best = t, best_i = i, best_k = k;
-    if (print_tuning()) print_trial(name, &info.configs[i], t);
+    if (print_tuning()) print_trial(name, &info.configs[i], info.configs[i].pruned ? -3 : !ks[i] ? -2 : ts[i]);
+    if (ks[i] && ts[i] >= 0 && (best < 0 || ts[i] < best)) best = ts[i], best_i = i, best_k = ks[i];
   }
+  free(ks), free(ts);
   free(first_msg);
   if (!best_k) {
     st = rt_fail(rt, TLC_ERR_LAUNCH, "autotune: no config of '%s' could be launched", name);
