@@ -15,7 +15,8 @@
  * TRIAL_REPS launches timed with events; a config's best median decides.  Arguments named in
  * reset_to_zero are zeroed (their whole allocation, found through the
  * runtime's allocation table) before each and once after the last; those in
- * restore_value are copied aside first and back after each.
+ * restore_value are copied aside first and back after each; a buffer of
+ * four L2s is memset before each launch (do_bench's cache eviction).
  * Before the trials, prune_configs_by is evaluated for the launch's scalar
  * arguments (tlc_autotune_info_for) and the configs it drops are not tried. */
 #include "runtime/rt_internal.h"
@@ -35,6 +36,9 @@
 #include "runtime/cache.h"         /* rt_hash128, atomic writes, the size bound */
 
 enum { TRIAL_REPS = 7, TRIAL_ROUNDS = 2 };
+/* the memset before each trial launch that evicts L2, as do_bench's (which
+ * clears 256 MB): four times the L2 (200 MiB on H100) */
+enum { TRIAL_FLUSH_L2S = 4 };
 
 tlc_status tlc_kernel_constexpr_int(const tlc_kernel *k, const char *name, int64_t *out) {
   if (!k || !name || !out) return TLC_ERR_INVALID;
@@ -135,14 +139,15 @@ static tlc_status trial_launch(void *user, tlc_stream stream) {
  * restore_value honoured); < 0 when it could not run.  args are the
  * caller's, pargs the same per parameter (descriptors expanded). */
 static float trial(tlc_runtime *rt, tlc_kernel *k, tlc_grid_fn grid, void *user, const tlc_tune_info *info,
-                   const tlc_arg *args, int nargs, const tlc_arg *pargs) {
+                   const tlc_arg *args, int nargs, const tlc_arg *pargs, tlc_devptr flush, size_t flush_bytes) {
   TrialLaunch t = {k, {1, 1, 1}, args, nargs};
   grid(k, user, t.g);
   tlc_devptr *zero = calloc((size_t)info->nreset + 1, sizeof *zero);
   tlc_devptr *restore = calloc((size_t)info->nrestore + 1, sizeof *restore);
   float ms = -1;
   if (zero && restore) {
-    tlc_bench_options o = {.warmup = 1, .reps = TRIAL_REPS, .zero = zero, .restore = restore};
+    tlc_bench_options o = {.warmup = 1, .reps = TRIAL_REPS, .zero = zero, .restore = restore, .flush = flush,
+                           .flush_bytes = flush_bytes};
     o.nzero = named_ptrs(k, info->reset_to_zero, info->nreset, pargs, zero);
     o.nrestore = named_ptrs(k, info->restore_value, info->nrestore, pargs, restore);
     if (tlc_bench_launch(rt, trial_launch, &t, NULL, &o, &ms) != TLC_OK) ms = -1;
@@ -398,17 +403,25 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
     tlc_kernel_options o = config_options(opt, &info.configs[i], cx, store);
     if (tlc_kernel_from_source(rt, source, path, name, signature, &o, &ks[i]) != TLC_OK) ks[i] = NULL;
   }
+  /* each trial launch finds its inputs in DRAM, as a launch among other
+   * work does: without it, a config's time depends on what the one before
+   * left in L2 (no eviction when the memory is short) */
+  tlc_devptr flush = 0;
+  size_t flush_bytes = (size_t)TRIAL_FLUSH_L2S * (size_t)rt->l2_bytes;
+  if (flush_bytes && tlc_malloc(rt, flush_bytes, &flush) != TLC_OK) flush = 0;
   for (int round = 0; round < TRIAL_ROUNDS; round++)
     for (int i = first_ok; i < info.nconfigs; i++) {
       if (!ks[i]) continue;
-      float t = trial(rt, ks[i], grid, user, &info, args, nargs, pargs);
+      float t = trial(rt, ks[i], grid, user, &info, args, nargs, pargs, flush, flush_bytes);
       if (tlc_synchronize(rt) != TLC_OK) { /* a config that faults poisons the context: stop */
         st = rt_fail(rt, TLC_ERR_CUDA, "autotune: config %d of '%s' faulted: %s", i, name, tlc_runtime_error(rt));
         free(ks), free(ts), free(first_msg);
+        tlc_free(rt, flush);
         goto done;
       }
       if (t >= 0 && (ts[i] < 0 || t < ts[i])) ts[i] = t;
     }
+  tlc_free(rt, flush);
   float best = -1;
   int best_i = -1;
   tlc_kernel *best_k = NULL;

@@ -59,14 +59,16 @@ static tlc_status reset_memory(tlc_runtime *rt, const BenchMem *zero, int nzero,
 }
 
 /* The warm-up and timed launches; their times (ms) into ms[]. */
-static tlc_status run_trials(tlc_runtime *rt, tlc_launch_fn launch, void *user, tlc_stream stream, int warmup,
-                             int reps, const BenchMem *zero, int nzero, const BenchMem *restore, int nrestore,
-                             float *ms) {
+static tlc_status run_trials(tlc_runtime *rt, tlc_launch_fn launch, void *user, tlc_stream stream,
+                             const tlc_bench_options *o, const BenchMem *zero, const BenchMem *restore, float *ms) {
+  int warmup = o->warmup, reps = o->reps, nzero = o->nzero, nrestore = o->nrestore;
   tlc_event *e0 = NULL, *e1 = NULL;
   tlc_status st = tlc_event_create(rt, &e0);
   if (st == TLC_OK) st = tlc_event_create(rt, &e1);
   for (int r = 0; r < warmup + reps && st == TLC_OK; r++) {
     if (nzero) st = reset_memory(rt, zero, nzero, NULL, 0);
+    if (st == TLC_OK && o->flush) st = tlc_memset_d32(rt, o->flush, (uint32_t)r, o->flush_bytes / 4);
+    if (st == TLC_OK && o->flush) st = tlc_synchronize(rt);
     if (st == TLC_OK) st = tlc_event_record(e0, stream);
     if (st == TLC_OK) st = launch(user, stream);
     if (st == TLC_OK) st = tlc_event_record(e1, stream);
@@ -89,11 +91,11 @@ tlc_status tlc_bench_launch(tlc_runtime *rt, tlc_launch_fn launch, void *user, t
     return rt_fail(rt, TLC_ERR_INVALID, "tlc_bench_launch: NULL %s", !launch ? "launch callback" : "result pointer");
   if (o.reps == 0) o.reps = BENCH_REPS;
   if (o.warmup < 0 || o.reps < 1 || o.reps > BENCH_MAX_REPS || o.warmup > BENCH_MAX_REPS || o.nzero < 0 ||
-      o.nrestore < 0 || (o.nzero && !o.zero) || (o.nrestore && !o.restore))
+      o.nrestore < 0 || (o.nzero && !o.zero) || (o.nrestore && !o.restore) || (o.flush && o.flush_bytes < 4))
     return rt_fail(rt, TLC_ERR_INVALID,
                    "tlc_bench_launch: warmup %d (0 to %d) or reps %d (1 to %d, 0 for 7) out of range, or a zero "
-                   "(%d) or restore (%d) count without its array", o.warmup, BENCH_MAX_REPS, o.reps, BENCH_MAX_REPS,
-                   o.nzero, o.nrestore);
+                   "(%d) or restore (%d) count without its array, or a flush buffer of under 4 bytes", o.warmup,
+                   BENCH_MAX_REPS, o.reps, BENCH_MAX_REPS, o.nzero, o.nrestore);
   *median_ms = -1;
   BenchMem *zero = calloc((size_t)o.nzero + 1, sizeof *zero), *restore = calloc((size_t)o.nrestore + 1, sizeof *restore);
   float *ms = calloc((size_t)o.reps, sizeof *ms);
@@ -110,7 +112,7 @@ tlc_status tlc_bench_launch(tlc_runtime *rt, tlc_launch_fn launch, void *user, t
     }
     st = tlc_memcpy_dtoh(rt, m->saved, m->base, m->bytes);
   }
-  if (st == TLC_OK) st = run_trials(rt, launch, user, stream, o.warmup, o.reps, zero, o.nzero, restore, o.nrestore, ms);
+  if (st == TLC_OK) st = run_trials(rt, launch, user, stream, &o, zero, restore, ms);
   /* afterwards as before, also after a failed launch (not after a fault:
    * the context is gone) */
   if (st != TLC_ERR_CUDA && saved == o.nrestore) {

@@ -88,6 +88,7 @@ struct tlc_runtime {
   int max_threads_per_block;
   int smem_default;         /* shared memory per block without opt-in (48 KiB) */
   int smem_optin;           /* the opt-in maximum (227 KiB on H100) */
+  int l2_bytes;             /* the L2 cache (50 MiB on H100); 0 when the driver does not say */
 
   RtCache cache;
   RtPtrSet allocs;          /* device memory from tlc_malloc not yet freed */

@@ -189,6 +189,10 @@ static tlc_status rt_open_device(tlc_runtime *rt, int ordinal) {
       (st = rt_device_attr(rt, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "max shared memory per block", &rt->smem_default)) ||
       (st = rt_device_attr(rt, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "max shared memory per block (opt-in)", &rt->smem_optin)))
     return st;
+  /* (only the autotuner's trials use it, to size their cache eviction) */
+  if (drv->cuDeviceGetAttribute(&rt->l2_bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, rt->dev) != CUDA_SUCCESS ||
+      rt->l2_bytes < 0)
+    rt->l2_bytes = 0;
   rt->capability = 10 * major + minor;
   rt_arch_of(rt->capability, rt->arch, sizeof rt->arch, rt->arch_note, sizeof rt->arch_note);
   r = drv->cuDeviceGetName(rt->name, (int)sizeof rt->name, rt->dev);

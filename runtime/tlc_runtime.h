@@ -297,7 +297,10 @@ void tlc_event_destroy(tlc_event *e);
  * first and back after every launch.  Both must be tlc_malloc memory of rt
  * (TLC_ERR_INVALID otherwise).  A launch that fails stops the trial with
  * its status, the memory still put back; a fault is TLC_ERR_CUDA (the
- * context is then unusable).  *median_ms is -1 on failure. */
+ * context is then unusable).  *median_ms is -1 on failure.  With `flush`
+ * (tlc_malloc memory of flush_bytes, 4-byte multiple), the cache is evicted
+ * before every launch by a memset of it, as triton.testing.do_bench does:
+ * a launch is timed with its inputs in DRAM, as it runs among other work. */
 typedef tlc_status (*tlc_launch_fn)(void *user, tlc_stream stream);
 
 typedef struct tlc_bench_options {
@@ -307,6 +310,8 @@ typedef struct tlc_bench_options {
   int nzero;
   const tlc_devptr *restore;   /* restore_value: their allocations restored */
   int nrestore;
+  tlc_devptr flush;            /* 0: no cache eviction between launches */
+  size_t flush_bytes;
 } tlc_bench_options;
 
 tlc_status tlc_bench_launch(tlc_runtime *rt, tlc_launch_fn launch, void *user, tlc_stream stream,

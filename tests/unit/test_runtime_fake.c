@@ -495,8 +495,8 @@ static void test_events(tlc_runtime *rt) {
  * left it), then scribbles on both. */
 typedef struct BenchJob {
   tlc_kernel *k;
-  tlc_devptr acc, x;
-  int launches, bad_acc, bad_x;
+  tlc_devptr acc, x, flush; /* flush: 0, or the buffer the trial memsets before each launch */
+  int launches, bad_acc, bad_x, bad_flush;
   tlc_status fail_at_3;
 } BenchJob;
 
@@ -505,6 +505,10 @@ static tlc_status bench_cb(void *user, tlc_stream stream) {
   unsigned char *acc = (unsigned char *)(uintptr_t)j->acc, *x = (unsigned char *)(uintptr_t)j->x;
   for (int i = 0; i < 64; i++) j->bad_acc += acc[i] != 0, j->bad_x += x[i] != (unsigned char)i;
   acc[5] += 3, x[7] = 0xEE;
+  if (j->flush) { /* launch r (from 0) comes after the memset of its buffer to r, its last word too */
+    const uint32_t *f = (const uint32_t *)(uintptr_t)j->flush;
+    j->bad_flush += f[0] != (uint32_t)j->launches || f[255] != (uint32_t)j->launches;
+  }
   if (++j->launches == 3 && j->fail_at_3) return j->fail_at_3;
   return tlc_launch(j->k, 1, 1, 1, stream, (tlc_arg[]){TLC_PTR(j->x), TLC_I32(64)}, 2);
 }
@@ -520,7 +524,9 @@ static void test_bench(tlc_runtime *rt) {
   OK(rt, tlc_memcpy_htod(rt, j.x, init, 64));
   OK(rt, tlc_memset_d8(rt, j.acc, 0x55, 64));
   tlc_devptr zero = j.acc + 8, restore = j.x + 60; /* inside their allocations: the whole one is meant */
-  tlc_bench_options o = {.warmup = 2, .reps = 5, .zero = &zero, .nzero = 1, .restore = &restore, .nrestore = 1};
+  OK(rt, tlc_malloc(rt, 1024, &j.flush));
+  tlc_bench_options o = {.warmup = 2, .reps = 5, .zero = &zero, .nzero = 1, .restore = &restore, .nrestore = 1,
+                         .flush = j.flush, .flush_bytes = 1024};
   fake->ms_by_warps[2] = 0.5f;
   float ms = 0;
   int launches = fake->launches;
@@ -529,6 +535,9 @@ static void test_bench(tlc_runtime *rt) {
   CHECK(j.launches == 7 && fake->launches == launches + 7, "%d launches, want 2 + 5", j.launches);
   CHECK(j.bad_acc == 0 && j.bad_x == 0, "before a launch: %d bytes of acc not zero, %d of x not restored",
         j.bad_acc, j.bad_x);
+  CHECK(j.bad_flush == 0, "%d launches did not follow the memset of the flush buffer", j.bad_flush);
+  tlc_devptr flush = j.flush;
+  j.flush = 0;
   unsigned char back[64];
   OK(rt, tlc_memcpy_dtoh(rt, back, j.acc, 64));
   CHECK(back[5] == 0 && back[0] == 0, "acc is not zero after the trial");
@@ -553,10 +562,13 @@ static void test_bench(tlc_runtime *rt) {
          "zero[0] (0x1000) is not inside memory that tlc_malloc of this runtime gave");
   o = (tlc_bench_options){.reps = 1001};
   EXPECT(rt, tlc_bench_launch(rt, bench_cb, &j, NULL, &o, &ms), TLC_ERR_INVALID, "reps 1001 (1 to 1000");
+  o = (tlc_bench_options){.flush = j.acc, .flush_bytes = 2};
+  EXPECT(rt, tlc_bench_launch(rt, bench_cb, &j, NULL, &o, &ms), TLC_ERR_INVALID, "flush buffer of under 4 bytes");
   o = (tlc_bench_options){.nrestore = 1};
   EXPECT(rt, tlc_bench_launch(rt, bench_cb, &j, NULL, &o, &ms), TLC_ERR_INVALID, "restore (1) count without");
   EXPECT(rt, tlc_bench_launch(rt, NULL, &j, NULL, NULL, &ms), TLC_ERR_INVALID, "NULL launch callback");
   fake->ms_by_warps[2] = 0;
+  OK(rt, tlc_free(rt, flush));
   OK(rt, tlc_free(rt, j.acc));
   OK(rt, tlc_free(rt, j.x));
   OK(rt, tlc_kernel_unload(k));
