@@ -89,24 +89,46 @@ echo
 cat "$table"
 fi
 
+# ---- the card's state while a program runs (read only: clocks, power, temperature) -----
+# The same kernel's time moves by several percent between runs and calls
+# with the SM clock the card holds under load; the table's last lines say
+# what it held while each side ran, so that a ratio can be read with it.
+sampler=
+clocks_start() { # FILE: sample every 200 ms until clocks_stop
+  sampler=
+  command -v nvidia-smi >/dev/null || return 0
+  nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv,noheader,nounits -lms 200 >"$1" 2>/dev/null &
+  sampler=$!
+}
+clocks_stop() { # FILE LABEL: one line, SM clock min / median / max, power and temperature at most
+  [ -n "$sampler" ] || return 0
+  kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
+  sort -t, -k1,1n "$1" | awk -F', *' -v l="$2" '$1 + 0 > 0 { c[++n] = $1; if ($2 > p) p = $2; if ($3 > t) t = $3 }
+    END { if (n) printf "GPU during %s: SM clock %d / %d / %d MHz (min / median / max of %d samples), power up to %.0f W, up to %d C\n", l, c[1], c[int((n + 1) / 2)], c[n], n, p, t }'
+}
+
 # ---- tensor cores: matmul and fused attention, in TFLOP/s ------------------------------
 tc_log=$out/bench-tc-tlc.log
 tcp_log=$out/bench-tc-peers.log
 tc_table=$out/bench-tc-table.txt
 tc_rc=0
+clocks_start "$out/clocks-tc-tlc.csv"
 if [ -x "$build/bin/tlc_bench_tc" ]; then
   timeout "${TC_TLC_TIMEOUT:-400}" "$build/bin/tlc_bench_tc" "$@" >"$tc_log" 2>&1 || tc_rc=$?
 else
   echo "run.sh: $build/bin/tlc_bench_tc is missing (build first)" | tee "$tc_log"
   tc_rc=127
 fi
+clocks_tlc=$(clocks_stop "$out/clocks-tc-tlc.csv" tlc_bench_tc)
 grep -E '^(BENCH|SKIP|FATAL|SUMMARY)' "$tc_log" || true
 tcp_rc=0
+clocks_start "$out/clocks-tc-peers.csv"
 if command -v python3 >/dev/null; then
   timeout "${TC_PEERS_TIMEOUT:-600}" python3 bench/peers_tc.py "$@" >"$tcp_log" 2>&1 || tcp_rc=$?
 else
   tcp_rc=127
 fi
+clocks_peers=$(clocks_stop "$out/clocks-tc-peers.csv" peers_tc.py)
 grep -E '^(BENCH|PEERS|SKIP)' "$tcp_log" || true
 awk -v tlc_rc="$tc_rc" -v peers_rc="$tcp_rc" '
 function kv(line, arr,   n, i, f, p) {
@@ -145,6 +167,7 @@ END {
   }
   printf "tlc_bench_tc exit %s, peers_tc.py exit %s\n", tlc_rc, peers_rc
 }' "$tc_log" "$tcp_log" >"$tc_table"
+for l in "$clocks_tlc" "$clocks_peers"; do [ -z "$l" ] || echo "$l" >>"$tc_table"; done
 echo
 cat "$tc_table"
 [ "$tlc_rc" = 0 ] && [ "$peers_rc" = 0 ] && [ "$tc_rc" = 0 ] && [ "$tcp_rc" = 0 ]
