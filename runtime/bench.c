@@ -102,6 +102,12 @@ tlc_status tlc_bench_launch(tlc_runtime *rt, tlc_launch_fn launch, void *user, t
   if (!zero || !restore || !ms) st = rt_fail(rt, TLC_ERR_INVALID, "tlc_bench_launch: out of host memory");
   if (st == TLC_OK) st = find_allocs(rt, "zero", o.zero, o.nzero, zero);
   if (st == TLC_OK) st = find_allocs(rt, "restore", o.restore, o.nrestore, restore);
+  uint64_t fbase = 0;
+  size_t fbytes = 0;
+  if (st == TLC_OK && o.flush &&
+      (!rt_alloc_find(rt, o.flush, &fbase, &fbytes) || o.flush - fbase + o.flush_bytes > fbytes))
+    st = rt_fail(rt, TLC_ERR_INVALID, "tlc_bench_launch: the flush buffer (0x%llx, %zu bytes) is not inside memory "
+                 "that tlc_malloc of this runtime gave", (unsigned long long)o.flush, o.flush_bytes);
   if (st == TLC_OK) st = tlc_synchronize(rt); /* the work before, on any stream, is done */
   int saved = 0;
   for (; st == TLC_OK && saved < o.nrestore; saved++) {

@@ -298,7 +298,7 @@ void tlc_event_destroy(tlc_event *e);
  * (TLC_ERR_INVALID otherwise).  A launch that fails stops the trial with
  * its status, the memory still put back; a fault is TLC_ERR_CUDA (the
  * context is then unusable).  *median_ms is -1 on failure.  With `flush`
- * (tlc_malloc memory of flush_bytes, 4-byte multiple), the cache is evicted
+ * (flush_bytes, at least 4, of tlc_malloc memory of rt), the cache is evicted
  * before every launch by a memset of it, as triton.testing.do_bench does:
  * a launch is timed with its inputs in DRAM, as it runs among other work. */
 typedef tlc_status (*tlc_launch_fn)(void *user, tlc_stream stream);

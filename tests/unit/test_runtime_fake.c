@@ -564,6 +564,8 @@ static void test_bench(tlc_runtime *rt) {
   EXPECT(rt, tlc_bench_launch(rt, bench_cb, &j, NULL, &o, &ms), TLC_ERR_INVALID, "reps 1001 (1 to 1000");
   o = (tlc_bench_options){.flush = j.acc, .flush_bytes = 2};
   EXPECT(rt, tlc_bench_launch(rt, bench_cb, &j, NULL, &o, &ms), TLC_ERR_INVALID, "flush buffer of under 4 bytes");
+  o = (tlc_bench_options){.flush = j.acc + 8, .flush_bytes = 64}; /* past the end of its 64 bytes */
+  EXPECT(rt, tlc_bench_launch(rt, bench_cb, &j, NULL, &o, &ms), TLC_ERR_INVALID, "flush buffer (0x");
   o = (tlc_bench_options){.nrestore = 1};
   EXPECT(rt, tlc_bench_launch(rt, bench_cb, &j, NULL, &o, &ms), TLC_ERR_INVALID, "restore (1) count without");
   EXPECT(rt, tlc_bench_launch(rt, NULL, &j, NULL, NULL, &ms), TLC_ERR_INVALID, "NULL launch callback");
