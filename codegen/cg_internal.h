@@ -368,10 +368,12 @@ void cg_lower_async_wait(CgCtx *cg, Op *op);
 void cg_lower_mbar(CgCtx *cg, Op *op);            /* cg_tma.c */
 void cg_lower_warp_roles(CgCtx *cg, Op *op);      /* cg_warp_roles.c */
 int cg_ws_ctas_per_sm(const CgCtx *cg);           /* cg_warp_roles.c: the CTAs an SM runs */
-/* cg_module.c: after linking a library into the kernel, every function and
- * global but the kernel and its shared memory internal (O3 may inline or
- * drop them); an LLVM pass pipeline over the module, false after an error
- * that names `what` */
+/* cg_module.c: every definition of a library module (read lazily) made
+ * linkonce_odr, so that linking brings over only what the kernel reaches;
+ * after linking, every function and global but the kernel and its shared
+ * memory internal (O3 may inline or drop them); an LLVM pass pipeline over
+ * the module, false after an error that names `what` */
+void cg_link_on_demand(LLVMModuleRef lib);
 void cg_internalize_linked(CgCtx *cg);
 bool cg_run_passes(CgCtx *cg, const char *pipeline, const char *what);
 void cg_lower_barrier(CgCtx *cg, Op *op);         /* cg_warp_roles.c */

@@ -25,10 +25,11 @@
  *    sqrtf), as LLVM's NVVMReflect pass (in the O-pipeline and in NVPTX's
  *    code generation) resolves them.
  *
- * Linking: the file is parsed on the first call (in the kernel's context;
- * its functions' types are checked against the calls), linked whole before
- * O3, every linked function and global made internal, and globaldce drops
- * all the kernel does not reach: the PTX holds only what is used. */
+ * Linking: the file is opened lazily on the first call (in the kernel's
+ * context; its functions' types are checked against the calls), every
+ * definition in it made linkonce_odr, and linked before O3: the linker
+ * brings over, and the reader parses, only the functions the kernel reaches
+ * (a few of libdevice's hundreds), which are then made internal. */
 #include "codegen/cg_internal.h"
 
 #include <errno.h>
@@ -195,16 +196,17 @@ static LLVMValueRef ld_function(CgCtx *cg, const char *name, LLVMTypeRef fty) {
     }
     LdDiag d;
     ld_diag_begin(cg, &d);
-    bool bad = LLVMParseBitcodeInContext2(cg->ctx, buf, &cg->ld_mod);
+    /* lazily: the functions' bodies are read only when linking brings them over */
+    bool bad = LLVMGetBitcodeModuleInContext2(cg->ctx, buf, &cg->ld_mod);
     char *errors = ld_diag_end(cg, &d);
     if (bad) {
       diag_plain(cg->diag, "the libdevice file '%s' cannot be read as LLVM 19 bitcode: %s", cg->ld_path,
                  *errors ? errors : "?");
       cg->ld_mod = NULL;
       cg->user_failed = true;
+      LLVMDisposeMemoryBuffer(buf); /* (the module owns it once read) */
     }
     free(errors);
-    LLVMDisposeMemoryBuffer(buf);
   }
   if (!cg->ld_mod) return NULL;
   LLVMValueRef def = LLVMGetNamedFunction(cg->ld_mod, name);
@@ -346,6 +348,9 @@ bool cg_link_libdevice(CgCtx *cg) {
   /* the kernel's triple and data layout (libdevice's are nvptx64-nvidia-gpulibs and an older layout) */
   LLVMSetTarget(ld, LLVMGetTarget(cg->mod));
   LLVMSetDataLayout(ld, LLVMGetDataLayoutStr(cg->mod));
+  /* linkonce_odr: the linker then brings over only what the kernel calls,
+   * and what that calls, reading just those bodies from the file */
+  cg_link_on_demand(ld);
   LdDiag d;
   ld_diag_begin(cg, &d);
   bool bad = LLVMLinkModules2(cg->mod, ld);
@@ -361,8 +366,7 @@ bool cg_link_libdevice(CgCtx *cg) {
   LLVMAddModuleFlag(cg->mod, LLVMModuleFlagBehaviorOverride, flag, strlen(flag),
                     LLVMValueAsMetadata(cg_i32(cg, 1)));
   cg_internalize_linked(cg);
-  /* all of libdevice came over: keep what the kernel reaches */
-  return cg_run_passes(cg, "globaldce", "dropping libdevice's unused functions");
+  return true;
 }
 
 void cg_libdevice_close(CgCtx *cg) {

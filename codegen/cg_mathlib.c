@@ -538,9 +538,8 @@ bool cg_link_libclc(CgCtx *cg) {
   const char *data = cg_libclc_bitcode(&size);
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(data, size, "libclc", 0);
   LLVMModuleRef clc = NULL;
-  bool bad = LLVMParseBitcodeInContext2(cg->ctx, buf, &clc);
-  LLVMDisposeMemoryBuffer(buf);
-  if (bad) {
+  if (LLVMGetBitcodeModuleInContext2(cg->ctx, buf, &clc)) { /* lazily: bodies read as linked */
+    LLVMDisposeMemoryBuffer(buf);
     cg_error(cg, NULL, "the embedded libclc bitcode does not parse (a broken build)");
     return false;
   }
@@ -548,6 +547,7 @@ bool cg_link_libclc(CgCtx *cg) {
   LLVMSetTarget(clc, LLVMGetTarget(cg->mod));
   LLVMSetDataLayout(clc, LLVMGetDataLayoutStr(cg->mod));
   /* the library's functions are linkonce_odr: only those called come over */
+  cg_link_on_demand(clc);
   if (LLVMLinkModules2(cg->mod, clc)) {
     cg_error(cg, NULL, "linking libclc into the kernel failed");
     return false;

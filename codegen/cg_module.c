@@ -42,8 +42,20 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
  *    (with contract_everywhere below, the fusions Triton's make);
  *  - 32-bit shared-memory pointers, as Triton uses (fewer registers). */
 static void init_nvptx(void) {
-  const char *argv[] = {"tlc", "-nvptx-fma-level=2", "-nvptx-short-ptr"};
-  LLVMParseCommandLineOptions(3, argv, NULL);
+  const char *argv[64] = {"tlc", "-nvptx-fma-level=2", "-nvptx-short-ptr"};
+  int argc = 3;
+  /* TLC_LLVM_ARGS: more LLVM options for the process, split at spaces, read
+   * once (a developer's hook: -time-passes, -print-after=...; part of the
+   * compile cache's key, tlc_compile_request) */
+  const char *extra = getenv("TLC_LLVM_ARGS");
+  static char words[1024];
+  if (extra && *extra) {
+    snprintf(words, sizeof words, "%s", extra);
+    char *save = NULL;
+    for (char *w = strtok_r(words, " \t", &save); w && argc < 64; w = strtok_r(NULL, " \t", &save))
+      argv[argc++] = w;
+  }
+  LLVMParseCommandLineOptions(argc, argv, NULL);
   LLVMInitializeNVPTXTargetInfo();
   LLVMInitializeNVPTXTarget();
   LLVMInitializeNVPTXTargetMC();
@@ -178,6 +190,13 @@ static void build_kernel(CgCtx *cg) {
   if (term && term->kind != OP_RETURN) cg_error(cg, term, "function body must end in return");
   LLVMBuildRetVoid(cg->b);
   LLVMBuildBr(cg->pro, body);
+}
+
+void cg_link_on_demand(LLVMModuleRef lib) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(lib); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f)) LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(lib); g; g = LLVMGetNextGlobal(g))
+    if (!LLVMIsDeclaration(g)) LLVMSetLinkage(g, LLVMLinkOnceODRLinkage);
 }
 
 void cg_internalize_linked(CgCtx *cg) {

@@ -386,6 +386,8 @@ char *tlc_compile_request(const char *source, const tlc_compile_options *opt_in)
   if (opt->math_lib == TLC_MATH_LIBDEVICE)
     sb_printf(&sb, "libdevice %016llx\n", (unsigned long long)cg_libdevice_identity(opt->libdevice));
   if (opt->skip_passes && *opt->skip_passes) request_str(&sb, "skip_passes", opt->skip_passes);
+  const char *llvm_args = getenv("TLC_LLVM_ARGS"); /* (codegen reads it: it may change the PTX) */
+  if (llvm_args && *llvm_args) request_str(&sb, "llvm_args", llvm_args);
   return sb_take(&sb);
 }
 
