@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,11 @@ int rt_cache_encode(RtKey key, const char *request, const RtKernelMeta *m, unsig
   size_t ptx_len = strlen(m->ptx);
   rt_buf_u64(&b, ptx_len);
   rt_buf_put(&b, m->ptx, ptx_len);
+  bool cubin = m->cubin && m->cubin_len;
+  rt_buf_u32(&b, cubin ? (uint32_t)m->cubin_capability : 0u);
+  rt_buf_u32(&b, cubin ? (uint32_t)m->cubin_driver : 0u);
+  rt_buf_u64(&b, cubin ? m->cubin_len : 0u);
+  if (cubin) rt_buf_put(&b, m->cubin, m->cubin_len);
   if (b.failed) {
     free(b.data);
     return -1;
@@ -327,6 +333,20 @@ int rt_cache_decode(const unsigned char *buf, size_t len, RtKey key, const char 
   if (rt_read_tma(&r, m) != 0) return rt_reject(m, why, "bad tensor-map recipe");
   m->ptx = rt_read_str(&r, rt_read_le(&r, 8), RT_CACHE_MAX_FILE);
   if (!m->ptx || !*m->ptx) return rt_reject(m, why, "bad PTX");
+  /* the machine code: capability, driver version, length (0: none) and bytes */
+  uint64_t cap = rt_read_le(&r, 4), drv = rt_read_le(&r, 4), clen = rt_read_le(&r, 8);
+  if (r.bad || clen > r.left || (clen && (cap < 10 || cap > 1000 || !drv || drv > 0x7fffffff)) ||
+      (!clen && (cap || drv)))
+    return rt_reject(m, why, "bad cubin record");
+  if (clen) {
+    m->cubin = malloc((size_t)clen);
+    if (!m->cubin) return rt_reject(m, why, "out of memory");
+    memcpy(m->cubin, r.p, (size_t)clen);
+    m->cubin_len = (size_t)clen;
+    m->cubin_capability = (int)cap;
+    m->cubin_driver = (int)drv;
+    r.p += clen, r.left -= (size_t)clen;
+  }
   if (r.left) return rt_reject(m, why, "trailing bytes");
   return 0;
 }

@@ -25,7 +25,11 @@
  *                     u32 ntma, ntma x {u32 base_param, data_type, elem_bytes,
  *                       rank, swizzle; 5 x {u32 dim param, u64 dim value,
  *                       u32 stride param, u64 stride value, u32 box}},
- *                     u64 ptx length, ptx bytes
+ *                     u64 ptx length, ptx bytes,
+ *                     u32 cubin capability (10 * major + minor), u32 cubin
+ *                       driver version, u64 cubin length, cubin bytes (the
+ *                       driver's machine code for the PTX; length 0 and
+ *                       both fields 0 when there is none)
  *                   (str = u32 length + bytes, no NUL)
  *
  * Files are written to a temporary name and renamed into place, so a reader
@@ -44,7 +48,8 @@
 #include "runtime/rt_internal.h"
 
 #define RT_CACHE_MAGIC "TLCCACHE"
-#define RT_CACHE_VERSION 4u /* 2: tensor-map recipes; 3: XXH3 checksums; 4: 128-bit keys, the request stored */
+#define RT_CACHE_VERSION 5u /* 2: tensor-map recipes; 3: XXH3 checksums; 4: 128-bit keys, the request stored;
+                              5: the cubin */
 #define RT_CACHE_HEADER_SIZE 48u
 #define RT_CACHE_MAX_REQUEST (1u << 20)
 #define RT_CACHE_MAX_FILE (1u << 30) /* larger files are not read */

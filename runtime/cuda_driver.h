@@ -27,6 +27,7 @@ typedef struct RtCuModule *CUmodule;
 typedef struct RtCuFunction *CUfunction;
 typedef struct RtCuStream *CUstream;        /* NULL = the legacy default stream */
 typedef struct RtCuEvent *CUevent;
+typedef struct RtCuLinkState *CUlinkState;  /* a cuLink* session: PTX in, a cubin out */
 
 /* ---- status codes ----------------------------------------------------------- */
 
@@ -92,8 +93,9 @@ typedef enum CUfunction_attribute {
   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 } CUfunction_attribute;
 
-/* Options of cuModuleLoadDataEx.  Values travel in a void* array; the two
- * size options are read back after the call (bytes the driver wrote). */
+/* Options of cuLinkCreate (and cuModuleLoadDataEx).  Values travel in a
+ * void* array; the two size options are read back after the call (bytes the
+ * driver wrote), so for a link session the array must outlive the session. */
 typedef enum CUjit_option {
   CU_JIT_WALL_TIME = 2,                    /* out: float milliseconds */
   CU_JIT_INFO_LOG_BUFFER = 3,              /* char* */
@@ -102,6 +104,12 @@ typedef enum CUjit_option {
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,  /* in: capacity, out: bytes written */
   CU_JIT_LOG_VERBOSE = 12,                 /* int, 1 = verbose info log */
 } CUjit_option;
+
+/* What cuLinkAddData is given. */
+typedef enum CUjitInputType {
+  CU_JIT_INPUT_CUBIN = 0,
+  CU_JIT_INPUT_PTX = 1,
+} CUjitInputType;
 
 enum {
   CU_EVENT_DEFAULT = 0,   /* cuEventCreate flags: timing enabled, spin on sync */
@@ -158,9 +166,14 @@ typedef CUresult (*rt_pfn_cuTensorMapEncodeTiled)(CUtensorMap *map, int data_typ
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void *dst, CUdeviceptr src, size_t bytes))           \
   X(cuMemsetD8, "cuMemsetD8_v2", (CUdeviceptr dst, unsigned char value, size_t count))     \
   X(cuMemsetD32, "cuMemsetD32_v2", (CUdeviceptr dst, unsigned int value, size_t count))    \
-  X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                              \
-    (CUmodule *module, const void *image, unsigned int noptions, CUjit_option *options,    \
-     void **values))                                                                       \
+  X(cuModuleLoadData, "cuModuleLoadData", (CUmodule *module, const void *image))           \
+  X(cuLinkCreate, "cuLinkCreate_v2",                                                       \
+    (unsigned int noptions, CUjit_option *options, void **values, CUlinkState *state))     \
+  X(cuLinkAddData, "cuLinkAddData_v2",                                                     \
+    (CUlinkState state, CUjitInputType type, void *data, size_t bytes, const char *name,   \
+     unsigned int noptions, CUjit_option *options, void **values))                         \
+  X(cuLinkComplete, "cuLinkComplete", (CUlinkState state, void **cubin, size_t *bytes))    \
+  X(cuLinkDestroy, "cuLinkDestroy", (CUlinkState state))                                   \
   X(cuModuleGetFunction, "cuModuleGetFunction",                                            \
     (CUfunction *fn, CUmodule module, const char *name))                                   \
   X(cuModuleUnload, "cuModuleUnload", (CUmodule module))                                   \

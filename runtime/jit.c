@@ -6,7 +6,9 @@
  * compiler library: its path, size and modification time, so a rebuilt
  * libtlc never reuses PTX an older one wrote) and its key, and the lookup
  * order memory -> disk -> compile.
- * PTX is written to the disk cache only after the driver has loaded it.
+ * An entry is written to the disk cache only after the driver has loaded
+ * it, with the cubin the driver made, so that a later process loads the
+ * machine code without running the PTX JIT.
  *
  * This is the only runtime file that calls the compiler, and it does so
  * only through compiler/tlc_compiler.h; the loader and launcher
@@ -248,8 +250,11 @@ tlc_status tlc_kernel_from_source(tlc_runtime *rt, const char *source, const cha
   if (st == TLC_OK) st = rt_kernel_load(rt, &m, name, ms, &k);
   if (st == TLC_OK) rt_kernel_keep_constexprs(k, opt);
   rt_meta_free(&m); /* empty after a load; holds the result if something failed before it */
-  /* The disk entry is best effort: a read-only or full disk costs only time. */
-  if (st == TLC_OK && !from_disk && rt->cache.dir) rt_cache_write(rt->cache.dir, key, q.text, &k->meta);
+  /* The disk entry is best effort: a read-only or full disk costs only time.
+   * An entry read from disk is written again when its cubin was not this
+   * device's and driver's: it now carries the one the driver just made. */
+  if (st == TLC_OK && (!from_disk || k->cubin_linked) && rt->cache.dir)
+    rt_cache_write(rt->cache.dir, key, q.text, &k->meta);
   rt_request_free(&q);
   if (st != TLC_OK) return st;
 

@@ -1,7 +1,10 @@
 /* kernel.c — turning PTX into a launchable kernel.
  *
- * Owns tlc_kernel: loading PTX with cuModuleLoadDataEx (with the JIT's info
- * and error logs), finding the entry, checking the kernel's resources
+ * Owns tlc_kernel: loading a kernel's machine code — the cubin its record
+ * carries when it was made for this device and driver, else the PTX through
+ * the driver's linker (cuLinkCreate / cuLinkAddData / cuLinkComplete, with
+ * the JIT's info and error logs), whose cubin is kept in the record for the
+ * disk cache — finding the entry, checking the kernel's resources
  * against the device (threads per program against its register use, shared
  * memory against the opt-in maximum, raising the dynamic shared memory limit
  * above the default 48 KiB), the metadata record and its accessors, and
@@ -37,6 +40,7 @@ void rt_meta_free(RtKernelMeta *m) {
   free(m->params);
   free(m->tma);
   free(m->ptx);
+  free(m->cubin);
   memset(m, 0, sizeof *m);
 }
 
@@ -102,7 +106,25 @@ static char *rt_trim_log(char *log, size_t cap, uintptr_t written) {
 
 enum { RT_LOG_BYTES = 16384 };
 
-static tlc_status rt_load_module(tlc_runtime *rt, tlc_kernel *k) {
+/* The cubin the meta carries, when it was made for this device by this
+ * driver: loaded, and true; else false (nothing loaded, the meta's cubin
+ * dropped when the driver refused it). */
+static bool rt_load_cached_cubin(tlc_runtime *rt, tlc_kernel *k) {
+  RtKernelMeta *m = &k->meta;
+  if (!m->cubin || m->cubin_capability != rt->capability || m->cubin_driver != rt->drv->version) return false;
+  if (rt->drv->cuModuleLoadData(&k->module, m->cubin) == CUDA_SUCCESS) return true;
+  k->module = NULL; /* (a cubin this driver cannot take after all: the PTX is linked again) */
+  free(m->cubin);
+  m->cubin = NULL, m->cubin_len = 0;
+  return false;
+}
+
+/* The PTX through the driver's linker (its PTX JIT): the cubin it makes is
+ * kept in the meta, for the disk cache, and loaded.  On failure a message
+ * with the driver's error, the JIT's logs, a hint where one applies and a
+ * repro command. */
+static tlc_status rt_link_ptx(tlc_runtime *rt, tlc_kernel *k) {
+  const RtDriver *drv = rt->drv;
   char *info = calloc(1, RT_LOG_BYTES), *errlog = calloc(1, RT_LOG_BYTES);
   if (!info || !errlog) {
     free(info);
@@ -112,14 +134,44 @@ static tlc_status rt_load_module(tlc_runtime *rt, tlc_kernel *k) {
   CUjit_option opts[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
                           CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *vals[4] = {info, (void *)(uintptr_t)RT_LOG_BYTES, errlog, (void *)(uintptr_t)RT_LOG_BYTES};
-  CUresult r = rt->drv->cuModuleLoadDataEx(&k->module, k->meta.ptx, 4, opts, vals);
+  CUlinkState link = NULL;
+  const char *step = "cuLinkCreate";
+  void *cubin = NULL;
+  size_t cubin_len = 0;
+  CUresult r = drv->cuLinkCreate(4, opts, vals, &link);
+  if (r == CUDA_SUCCESS) {
+    step = "cuLinkAddData";
+    r = drv->cuLinkAddData(link, CU_JIT_INPUT_PTX, k->meta.ptx, strlen(k->meta.ptx) + 1, k->meta.symbol, 0,
+                           NULL, NULL);
+  }
+  if (r == CUDA_SUCCESS) {
+    step = "cuLinkComplete";
+    r = drv->cuLinkComplete(link, &cubin, &cubin_len);
+  }
+  if (r == CUDA_SUCCESS && (!cubin || !cubin_len)) r = CUDA_ERROR_INVALID_IMAGE;
+  if (r == CUDA_SUCCESS) { /* the cubin belongs to the link session: copied before it ends */
+    free(k->meta.cubin);
+    k->meta.cubin = malloc(cubin_len);
+    if (k->meta.cubin) {
+      memcpy(k->meta.cubin, cubin, cubin_len);
+      k->meta.cubin_len = cubin_len;
+      k->meta.cubin_capability = rt->capability;
+      k->meta.cubin_driver = drv->version;
+    }
+    step = "cuModuleLoadData";
+    r = drv->cuModuleLoadData(&k->module, cubin);
+    k->cubin_linked = true;
+  }
+  if (link) drv->cuLinkDestroy(link);
   tlc_status st = TLC_OK;
-  if (r != CUDA_SUCCESS) {
+  if (r == CUDA_SUCCESS && !k->meta.cubin) {
+    st = rt_fail(rt, TLC_ERR_INVALID, "kernel '%s': out of host memory", k->name);
+  } else if (r != CUDA_SUCCESS) {
     k->module = NULL;
     rt_trim_log(info, RT_LOG_BYTES, (uintptr_t)vals[1]);
     rt_trim_log(errlog, RT_LOG_BYTES, (uintptr_t)vals[3]);
     char text[320], arch[32];
-    rt_cuda_error_text(rt->drv, r, text, sizeof text);
+    rt_cuda_error_text(drv, r, text, sizeof text);
     rt_ptx_target(k->meta.ptx, rt->arch, arch, sizeof arch);
     /* A driver older than the PTX ISA the compiler targeted is common enough to name. */
     char hint[256] = "";
@@ -129,7 +181,7 @@ static tlc_status rt_load_module(tlc_runtime *rt, tlc_kernel *k) {
       if (v && sscanf(v, ".version %d.%d", &major, &minor) == 2)
         snprintf(hint, sizeof hint,
                  "the PTX is ISA %d.%d and this driver supports CUDA %d.%d; update the driver\n",
-                 major, minor, rt->drv->version / 1000, rt->drv->version % 1000 / 10);
+                 major, minor, drv->version / 1000, drv->version % 1000 / 10);
     }
     /* PTX for sm_XY runs on capability XY and newer; for sm_XYa on XY only. */
     int target = atoi(arch + 3);
@@ -144,10 +196,10 @@ static tlc_status rt_load_module(tlc_runtime *rt, tlc_kernel *k) {
     const char *why = NULL;
     char *repro = rt_save_repro(rt, &k->meta, &why);
     st = rt_fail(rt, TLC_ERR_LOAD,
-                 "kernel '%s': the CUDA driver rejected its PTX: cuModuleLoadDataEx: %s\n"
+                 "kernel '%s': the CUDA driver rejected its PTX: %s: %s\n"
                  "JIT error log:\n%s\n%s%s%s%s"
                  "%s%s%s%s",
-                 k->name, text, *errlog ? errlog : "(empty)",
+                 k->name, step, text, *errlog ? errlog : "(empty)",
                  *info ? "JIT info log:\n" : "", info, *info ? "\n" : "", hint,
                  repro ? "reproduce with: ptxas -arch=" : "(the PTX could not be saved for a repro: ",
                  repro ? arch : why, repro ? " " : ")", repro ? repro : "");
@@ -156,6 +208,11 @@ static tlc_status rt_load_module(tlc_runtime *rt, tlc_kernel *k) {
   free(info);
   free(errlog);
   return st;
+}
+
+static tlc_status rt_load_module(tlc_runtime *rt, tlc_kernel *k) {
+  if (rt_load_cached_cubin(rt, k)) return TLC_OK;
+  return rt_link_ptx(rt, k);
 }
 
 /* Look up the entry and fit its resources to the device. */

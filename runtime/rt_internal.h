@@ -37,6 +37,13 @@ typedef struct RtKernelMeta {
   int ntma;              /* hidden tensor-map parameters after them (launch.c builds them) */
   tlc_tma_recipe *tma;
   char *ptx;             /* NUL-terminated PTX text */
+  /* The driver's machine code for the PTX (cuLinkComplete's cubin), and the
+   * device and driver it was made by: a later load on the same pair skips
+   * the PTX JIT.  NULL until a load made one or the disk cache had one. */
+  unsigned char *cubin;
+  size_t cubin_len;
+  int cubin_capability;  /* 10 * major + minor of the device it was linked for */
+  int cubin_driver;      /* cuDriverGetVersion of the driver that linked it */
 } RtKernelMeta;
 
 void rt_meta_free(RtKernelMeta *m);
@@ -109,6 +116,7 @@ struct tlc_kernel {
   int static_shared;        /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES */
   int num_regs;
   double compile_ms;        /* 0 when it came from a cache or from PTX */
+  bool cubin_linked;        /* this load ran the PTX JIT (no usable cubin came with the meta) */
   bool from_ptx;            /* tlc_kernel_from_ptx loaded it: in no cache, tlc_kernel_unload may free it */
   char **cx;                /* "NAME=VALUE" constexprs it was compiled with by name */
   int ncx;

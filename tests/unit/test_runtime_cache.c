@@ -154,6 +154,40 @@ static void test_encode_decode(void) {
   CHECK(why && !strcmp(why, "bad launch metadata"));
   free(bad);
 
+  /* The machine code travels with the entry: bytes, capability and driver;
+   * a cubin record that does not add up is rejected (valid checksum). */
+  static const unsigned char cubin[] = {0x7f, 'E', 'L', 'F', 2, 1, 0, 0x33, 0, 0xff};
+  m.cubin = malloc(sizeof cubin);
+  memcpy(m.cubin, cubin, sizeof cubin);
+  m.cubin_len = sizeof cubin, m.cubin_capability = 90, m.cubin_driver = 13000;
+  unsigned char *cb;
+  size_t cblen;
+  CHECK(rt_cache_encode(key, kRequest, &m, &cb, &cblen) == 0);
+  CHECK(cblen == len + sizeof cubin, "%zu vs %zu", cblen, len);
+  CHECK(rt_cache_decode(cb, cblen, key, kRequest, &back, &why) == 0);
+  CHECK(meta_equal(&m, &back) && back.cubin_len == sizeof cubin && back.cubin &&
+        !memcmp(back.cubin, cubin, sizeof cubin) && back.cubin_capability == 90 && back.cubin_driver == 13000);
+  rt_meta_free(&back);
+  size_t rec = cblen - sizeof cubin - 16; /* u32 capability, u32 driver, u64 length */
+  const struct { size_t at; unsigned char v[2]; int n; } nonsense[] = {
+      {rec, {0}, 1},                     /* a cubin for capability 0 */
+      {rec + 4, {0, 0}, 2},              /* made by driver version 0 */
+      {rec + 8, {sizeof cubin + 1}, 1},  /* longer than the rest of the file */
+  };
+  for (size_t t = 0; t < sizeof nonsense / sizeof *nonsense; t++) {
+    unsigned char *b = malloc(cblen);
+    memcpy(b, cb, cblen);
+    for (int i = 0; i < nonsense[t].n; i++) b[nonsense[t].at + (size_t)i] = nonsense[t].v[i];
+    uint64_t s2 = rt_hash64(b + RT_CACHE_HEADER_SIZE, cblen - RT_CACHE_HEADER_SIZE, 0);
+    for (int i = 0; i < 8; i++) b[40 + i] = (unsigned char)(s2 >> (8 * i));
+    CHECK(rt_cache_decode(b, cblen, key, kRequest, &back, &why) != 0, "nonsense %zu accepted", t);
+    CHECK(why && !strcmp(why, "bad cubin record"), "nonsense %zu: %s", t, why ? why : "?");
+    free(b);
+  }
+  free(cb);
+  free(m.cubin);
+  m.cubin = NULL, m.cubin_len = 0;
+
   /* Another format version is a miss, not an error. */
   buf[8] ^= 0x02;
   CHECK(rt_cache_decode(buf, len, key, kRequest, &back, &why) != 0);

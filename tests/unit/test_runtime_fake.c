@@ -417,7 +417,7 @@ static void test_load(tlc_runtime *rt) {
   snprintf(bad, sizeof bad, "%s// SYNTAX_ERROR\n", kPtx);
   tlc_kernel *k = NULL;
   EXPECT(rt, tlc_kernel_from_ptx(rt, bad, "add_one", 4, 0, kAddParams, 2, &k), TLC_ERR_LOAD,
-         "kernel 'add_one': the CUDA driver rejected its PTX: cuModuleLoadDataEx: "
+         "kernel 'add_one': the CUDA driver rejected its PTX: cuLinkAddData: "
          "CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)\n"
          "JIT error log:\nptxas application ptx input, line 7; error   : Unknown symbol "
          "'SYNTAX_ERROR'\nptxas fatal   : Ptx assembly aborted due to errors\n");
@@ -818,6 +818,94 @@ static void test_jit(void) {
   free(request);
 }
 
+/* The machine-code cache: the first load links the PTX (the driver's JIT)
+ * and the entry keeps the cubin; a new runtime loads that cubin with no
+ * JIT; a cubin another driver made, or one the driver refuses, is linked
+ * again from the PTX and the entry rewritten. */
+static void test_cubin_cache(void) {
+  const char *ce[] = {"BLOCK=512"};
+  tlc_kernel_options opt = {.num_warps = 4, .constexprs = ce, .nconstexprs = 1};
+  const char *sig = "*fp32:16,*fp32:16,*fp32:16,i32";
+  tlc_runtime *rt = open_fake(9, 0);
+  RtKey key = {0};
+  char *request = NULL;
+  OK(rt, rt_jit_key(rt, kAddSource, "add_kernel", sig, &opt, &key, &request));
+  char *entry = rt_cache_entry_path(g_cache_dir, key);
+  if (entry) unlink(entry);
+  int jits = fake->ptx_jits, cubins = fake->cubins_loaded, links = fake->live_links;
+  tlc_kernel *k = NULL;
+  OK(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k));
+  CHECK(fake->ptx_jits == jits + 1 && fake->cubins_loaded == cubins + 1, "the first load runs the JIT once");
+  CHECK(fake->live_links == links, "the link session was not destroyed");
+  RtKernelMeta m;
+  CHECK(rt_cache_read(g_cache_dir, key, request, &m, NULL) == 0);
+  CHECK(m.cubin && m.cubin_len > 13 && !memcmp(m.cubin, "FAKECUBIN sm_90\n", 16), "the entry has no cubin");
+  CHECK(m.cubin_capability == 90 && m.cubin_driver == 13000);
+  if (m.cubin && m.ptx) CHECK(!strcmp((const char *)m.cubin + 16, m.ptx), "the cubin is not the PTX's");
+  rt_meta_free(&m);
+  tlc_runtime_close(rt);
+
+  /* a new runtime, as a new process: the cubin loads, no JIT */
+  rt = open_fake(9, 0);
+  jits = fake->ptx_jits, cubins = fake->cubins_loaded;
+  OK(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k));
+  CHECK(fake->ptx_jits == jits && fake->cubins_loaded == cubins + 1, "a warm start ran the JIT");
+  CHECK(tlc_kernel_compile_ms(k) == 0.0);
+  tlc_arg args[] = {TLC_PTR(16), TLC_PTR(32), TLC_PTR(48), TLC_I32(7)};
+  OK(rt, tlc_launch(k, 2, 1, 1, NULL, args, 4));
+  tlc_runtime_close(rt);
+
+  /* an entry another driver wrote (the process's driver never changes: the
+   * entry is made to say so): its cubin is not trusted, the PTX is linked
+   * and the entry rewritten with this driver's */
+  CHECK(rt_cache_read(g_cache_dir, key, request, &m, NULL) == 0);
+  m.cubin_driver = 12080;
+  CHECK(rt_cache_write(g_cache_dir, key, request, &m) == 0);
+  rt_meta_free(&m);
+  rt = open_fake(9, 0);
+  jits = fake->ptx_jits, cubins = fake->cubins_loaded;
+  OK(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k));
+  CHECK(fake->ptx_jits == jits + 1 && fake->cubins_loaded == cubins + 1, "another driver's cubin was loaded");
+  CHECK(rt_cache_read(g_cache_dir, key, request, &m, NULL) == 0);
+  CHECK(m.cubin_driver == 13000, "the entry was not rewritten for this driver");
+  rt_meta_free(&m);
+  tlc_runtime_close(rt);
+  rt = open_fake(9, 0);
+  jits = fake->ptx_jits, cubins = fake->cubins_loaded;
+  OK(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k));
+  CHECK(fake->ptx_jits == jits && fake->cubins_loaded == cubins + 1);
+  tlc_runtime_close(rt);
+
+  /* a cubin the driver refuses: linked again from the PTX, still a kernel */
+  fake->fail_cubin = 1; /* (the cached one; the new one loads) */
+  rt = open_fake(9, 0);
+  jits = fake->ptx_jits;
+  OK(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k));
+  CHECK(fake->ptx_jits == jits + 1, "a refused cubin was not replaced by the PTX's");
+  tlc_runtime_close(rt);
+  /* a cubin made for another capability (an entry carried to another GPU
+   * with the same arch name cannot happen, but the record is checked) */
+  CHECK(rt_cache_read(g_cache_dir, key, request, &m, NULL) == 0);
+  m.cubin_capability = 80;
+  CHECK(rt_cache_write(g_cache_dir, key, request, &m) == 0);
+  rt_meta_free(&m);
+  rt = open_fake(9, 0);
+  jits = fake->ptx_jits, cubins = fake->cubins_loaded;
+  OK(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k));
+  CHECK(fake->ptx_jits == jits + 1 && fake->cubins_loaded == cubins + 1, "another capability's cubin was loaded");
+  tlc_runtime_close(rt);
+  CHECK(fake->fail_cubin == 0);
+
+  /* the ahead-of-time path links its PTX the same way */
+  rt = open_fake(9, 0);
+  jits = fake->ptx_jits;
+  OK(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 4, 0, kAddParams, 2, &k));
+  CHECK(fake->ptx_jits == jits + 1 && k && k->meta.cubin && k->meta.cubin_capability == 90);
+  tlc_runtime_close(rt);
+  free(entry);
+  free(request);
+}
+
 /* A kernel compiled at run time with a tensordesc<...> signature entry: the
  * compiler reports the descriptor's hidden parameters by name, so the
  * launcher expands TLC_DESC into them. */
@@ -1059,6 +1147,7 @@ int main(void) {
 
   test_jit();
   test_jit_desc();
+  test_cubin_cache();
   test_newer_devices();
   test_autotune_desc();
   test_autotune_prune();

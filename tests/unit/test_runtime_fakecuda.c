@@ -4,9 +4,11 @@
  * Exports every entry point runtime/cuda_driver.h lists, under the symbol
  * names the runtime looks up (cuMemAlloc_v2, ...), with the same signatures
  * (checked at compile time against the rt_pfn_* typedefs at the bottom).
- * One device; memory is host memory; PTX "loads" when it has the requested
- * .entry and fails with a JIT error log when it contains the word
- * SYNTAX_ERROR; launches are recorded in the FakeCudaState the test reads.
+ * One device; memory is host memory; PTX "links" into a fake cubin (a
+ * header naming the capability, then the PTX) and fails with a JIT error
+ * log when it contains the word SYNTAX_ERROR; a module "loads" from such a
+ * cubin or from PTX and has the .entry its PTX declares; launches are
+ * recorded in the FakeCudaState the test reads.
  * Every call that needs a context checks that one is current on the calling
  * thread, as the real driver does. */
 #include <stdint.h>
@@ -49,7 +51,7 @@ CUresult cuInit(unsigned int flags) {
 }
 
 CUresult cuDriverGetVersion(int *v) {
-  *v = 13000;
+  *v = g_state.driver_version ? g_state.driver_version : 13000;
   return CUDA_SUCCESS;
 }
 
@@ -226,11 +228,9 @@ static void write_log(unsigned int n, CUjit_option *opts, void **vals, CUjit_opt
   vals[size_at] = (void *)(uintptr_t)(len + 1);
 }
 
-CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int n, CUjit_option *opts,
-                            void **vals) {
-  CUresult r = need_ctx();
-  if (r) return r;
-  const char *ptx = image;
+/* The checks the real JIT would fail: the word SYNTAX_ERROR, or a .target
+ * the device cannot run.  0, or the error (logs written as the driver's). */
+static CUresult fake_jit_check(const char *ptx, unsigned int n, CUjit_option *opts, void **vals) {
   if (strstr(ptx, "SYNTAX_ERROR")) {
     write_log(n, opts, vals, CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
               "ptxas application ptx input, line 7; error   : Unknown symbol 'SYNTAX_ERROR'\n"
@@ -255,11 +255,93 @@ CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int n, CUji
   write_log(n, opts, vals, CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
             "ptxas info    : 0 bytes gmem\n");
   write_log(n, opts, vals, CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, "");
+  return CUDA_SUCCESS;
+}
+
+/* The fake's "cubin": this header, the capability it was made for, a
+ * newline, then the PTX it came from. */
+#define FAKE_CUBIN_MAGIC "FAKECUBIN sm_"
+
+/* A module from an image: a fake cubin (of this device's capability) or PTX. */
+CUresult cuModuleLoadData(CUmodule *m, const void *image) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  const char *text = image;
+  if (!strncmp(text, FAKE_CUBIN_MAGIC, strlen(FAKE_CUBIN_MAGIC))) {
+    int made_for = atoi(text + strlen(FAKE_CUBIN_MAGIC));
+    if (made_for != 10 * g_state.cc_major + g_state.cc_minor) return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    if (g_state.fail_cubin > 0) {
+      g_state.fail_cubin--;
+      return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
+    text = strchr(text, '\n');
+    if (!text) return CUDA_ERROR_INVALID_IMAGE;
+    text++;
+    g_state.cubins_loaded++;
+  } else if ((r = fake_jit_check(text, 0, NULL, NULL)) != CUDA_SUCCESS) {
+    return r;
+  } else {
+    g_state.ptx_jits++;
+  }
   struct RtCuModule *mod = calloc(1, sizeof *mod);
-  mod->ptx = strdup(ptx);
+  mod->ptx = strdup(text);
   *m = mod;
   g_state.live_modules++;
   g_state.modules_loaded++;
+  return CUDA_SUCCESS;
+}
+
+/* ---- the linker: PTX in, a fake cubin out --------------------------------------------- */
+
+struct RtCuLinkState {
+  unsigned int nopts;
+  CUjit_option *opts;   /* the caller's arrays: the logs are written through them */
+  void **vals;
+  char *ptx;
+  char *cubin;
+};
+
+CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *opts, void **vals, CUlinkState *state) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  struct RtCuLinkState *l = calloc(1, sizeof *l);
+  l->nopts = n, l->opts = opts, l->vals = vals;
+  *state = l;
+  g_state.live_links++;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLinkAddData_v2(CUlinkState l, CUjitInputType type, void *data, size_t bytes, const char *name,
+                          unsigned int n, CUjit_option *opts, void **vals) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  if (type != CU_JIT_INPUT_PTX || !data || !bytes || ((const char *)data)[bytes - 1] != 0 || l->ptx)
+    return CUDA_ERROR_INVALID_VALUE;
+  if ((r = fake_jit_check(data, l->nopts, l->opts, l->vals)) != CUDA_SUCCESS) return r;
+  l->ptx = strdup(data);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLinkComplete(CUlinkState l, void **cubin, size_t *bytes) {
+  CUresult r = need_ctx();
+  if (r) return r;
+  if (!l->ptx) return CUDA_ERROR_INVALID_VALUE;
+  size_t len = strlen(FAKE_CUBIN_MAGIC) + 16 + strlen(l->ptx) + 1;
+  free(l->cubin);
+  l->cubin = malloc(len);
+  int n = snprintf(l->cubin, len, "%s%d\n%s", FAKE_CUBIN_MAGIC, 10 * g_state.cc_major + g_state.cc_minor, l->ptx);
+  *cubin = l->cubin;
+  *bytes = (size_t)n + 1;
+  g_state.ptx_jits++;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLinkDestroy(CUlinkState l) {
+  free(l->ptx);
+  if (l->cubin) memset(l->cubin, 0, strlen(l->cubin)); /* a caller that kept the pointer reads nothing */
+  free(l->cubin);
+  free(l);
+  g_state.live_links--;
   return CUDA_SUCCESS;
 }
 
@@ -406,7 +488,11 @@ const rt_pfn_cuMemcpyHtoD fake_check_cuMemcpyHtoD = cuMemcpyHtoD_v2;
 const rt_pfn_cuMemcpyDtoH fake_check_cuMemcpyDtoH = cuMemcpyDtoH_v2;
 const rt_pfn_cuMemsetD8 fake_check_cuMemsetD8 = cuMemsetD8_v2;
 const rt_pfn_cuMemsetD32 fake_check_cuMemsetD32 = cuMemsetD32_v2;
-const rt_pfn_cuModuleLoadDataEx fake_check_cuModuleLoadDataEx = cuModuleLoadDataEx;
+const rt_pfn_cuModuleLoadData fake_check_cuModuleLoadData = cuModuleLoadData;
+const rt_pfn_cuLinkCreate fake_check_cuLinkCreate = cuLinkCreate_v2;
+const rt_pfn_cuLinkAddData fake_check_cuLinkAddData = cuLinkAddData_v2;
+const rt_pfn_cuLinkComplete fake_check_cuLinkComplete = cuLinkComplete;
+const rt_pfn_cuLinkDestroy fake_check_cuLinkDestroy = cuLinkDestroy;
 const rt_pfn_cuModuleGetFunction fake_check_cuModuleGetFunction = cuModuleGetFunction;
 const rt_pfn_cuModuleUnload fake_check_cuModuleUnload = cuModuleUnload;
 const rt_pfn_cuFuncGetAttribute fake_check_cuFuncGetAttribute = cuFuncGetAttribute;

@@ -27,7 +27,13 @@ typedef struct FakeCudaState {
   unsigned grid[3], block[3], shared_bytes;
   unsigned char params[FAKE_MAX_PARAMS][8]; /* first 8 bytes behind each kernelParams[i] */
   int dynamic_smem_attr;          /* last MAX_DYNAMIC_SHARED_SIZE_BYTES set, -1 = never */
-  int modules_loaded;             /* cuModuleLoadDataEx calls that succeeded */
+  int modules_loaded;             /* cuModuleLoadData calls that succeeded */
+  int ptx_jits;                   /* PTX compiled: cuLinkComplete, or cuModuleLoadData of PTX */
+  int cubins_loaded;              /* cuModuleLoadData calls that took a (fake) cubin */
+  int live_links;                 /* cuLinkCreate sessions not destroyed */
+  int fail_cubin;                 /* N > 0: cuModuleLoadData refuses the next N cubins (NO_BINARY_FOR_GPU) */
+  int driver_version;             /* cuDriverGetVersion; 0 = 13000 (read once a process, as the
+                                     runtime does) */
   /* more injected failures: fail_init makes every cuInit fail until reset
    * (a stub library, no device); fail_alloc the next cuMemAlloc */
   int fail_init;
