@@ -30,15 +30,19 @@ tlc_status tlc_event_create(tlc_runtime *rt, tlc_event **out) {
   return TLC_OK;
 }
 
+double rt_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
 tlc_status tlc_event_record(tlc_event *e, tlc_stream stream) {
   if (!e) return TLC_ERR_INVALID;
   tlc_runtime *rt = e->rt;
   tlc_status st = rt_enter(rt);
   if (st != TLC_OK) return st;
   if (rt->cpu) { /* launches are synchronous: the host clock times them */
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    e->cpu_ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+    e->cpu_ms = rt_now_ms();
     return TLC_OK;
   }
   CUresult r = rt->drv->cuEventRecord(e->ev, (CUstream)stream);

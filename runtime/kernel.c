@@ -136,6 +136,7 @@ static tlc_status rt_link_ptx(tlc_runtime *rt, tlc_kernel *k) {
   void *vals[4] = {info, (void *)(uintptr_t)RT_LOG_BYTES, errlog, (void *)(uintptr_t)RT_LOG_BYTES};
   CUlinkState link = NULL;
   const char *step = "cuLinkCreate";
+  double t0 = rt_now_ms();
   void *cubin = NULL;
   size_t cubin_len = 0;
   CUresult r = drv->cuLinkCreate(4, opts, vals, &link);
@@ -163,6 +164,7 @@ static tlc_status rt_link_ptx(tlc_runtime *rt, tlc_kernel *k) {
     k->cubin_linked = true;
   }
   if (link) drv->cuLinkDestroy(link);
+  k->link_ms = rt_now_ms() - t0;
   tlc_status st = TLC_OK;
   if (r == CUDA_SUCCESS && !k->meta.cubin) {
     st = rt_fail(rt, TLC_ERR_INVALID, "kernel '%s': out of host memory", k->name);
@@ -264,6 +266,8 @@ static void rt_kernel_free(tlc_runtime *rt, tlc_kernel *k) {
   if (k->module) rt->drv->cuModuleUnload(k->module);
   if (k->cpu_prog && k->cpu_free) k->cpu_free(k->cpu_prog);
   rt_meta_free(&k->meta);
+  free(k->pack);
+  free(k->tma_memo);
   for (int i = 0; i < k->ncx; i++) free(k->cx[i]);
   free(k->cx);
   free(k->name);
@@ -287,6 +291,7 @@ tlc_status rt_kernel_load(tlc_runtime *rt, RtKernelMeta *meta, const char *name,
   tlc_status st = rt_enter(rt);
   if (st == TLC_OK && !rt->cpu) st = rt_load_module(rt, k); /* the CPU device: cpu_jit.c sets the hooks */
   if (st == TLC_OK && !rt->cpu) st = rt_prepare_function(rt, k);
+  if (st == TLC_OK) st = rt_launch_prepare(k);
   if (st != TLC_OK) {
     rt_kernel_free(rt, k);
     return st;
@@ -387,3 +392,4 @@ int tlc_kernel_num_warps(const tlc_kernel *k) { return k ? k->meta.num_warps : 0
 int tlc_kernel_shared_bytes(const tlc_kernel *k) { return k ? k->meta.shared_bytes : 0; }
 const char *tlc_kernel_ptx(const tlc_kernel *k) { return k ? k->meta.ptx : NULL; }
 double tlc_kernel_compile_ms(const tlc_kernel *k) { return k ? k->compile_ms : 0.0; }
+double tlc_kernel_link_ms(const tlc_kernel *k) { return k ? k->link_ms : 0.0; }

@@ -117,6 +117,14 @@ struct tlc_kernel {
   int num_regs;
   double compile_ms;        /* 0 when it came from a cache or from PTX */
   bool cubin_linked;        /* this load ran the PTX JIT (no usable cubin came with the meta) */
+  double link_ms;           /* its wall time (tlc_kernel_link_ms) */
+  /* Prepared once at load for every launch (launch.c, rt_launch_prepare):
+   * the parameters as a caller counts them (a descriptor group is one), and
+   * per parameter the argument kind whose value is copied as it is and how
+   * many bytes (kind -1: every argument goes through the checked packer). */
+  int nlogical;
+  struct RtPack { signed char kind; unsigned char size; } *pack;
+  struct RtTmaMemo *tma_memo; /* the last launch's tensor maps and their inputs (launch.c); NULL: none */
   bool from_ptx;            /* tlc_kernel_from_ptx loaded it: in no cache, tlc_kernel_unload may free it */
   char **cx;                /* "NAME=VALUE" constexprs it was compiled with by name */
   int ncx;
@@ -164,6 +172,9 @@ bool rt_alloc_find(tlc_runtime *rt, uint64_t p, uint64_t *base, size_t *bytes);
 
 /* "ptr", "i32", ..., "a tensor descriptor": an argument's kind in messages. */
 const char *rt_arg_kind_name(tlc_arg_kind k);
+/* k->nlogical and k->pack from its parameters; TLC_ERR_INVALID when out of
+ * memory. */
+tlc_status rt_launch_prepare(tlc_kernel *k);
 
 /* ---- tensor_desc.c -------------------------------------------------------------- */
 
@@ -199,6 +210,8 @@ struct RtTuned {
 /* ---- event.c ------------------------------------------------------------------ */
 
 void rt_events_release_all(tlc_runtime *rt);
+/* CLOCK_MONOTONIC in milliseconds. */
+double rt_now_ms(void);
 
 /* ---- kernel.c ----------------------------------------------------------------- */
 

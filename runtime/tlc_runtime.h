@@ -152,6 +152,10 @@ int tlc_kernel_num_warps(const tlc_kernel *k);
 int tlc_kernel_shared_bytes(const tlc_kernel *k);
 const char *tlc_kernel_ptx(const tlc_kernel *k);
 double tlc_kernel_compile_ms(const tlc_kernel *k); /* 0 when it came from a cache */
+/* Wall time the driver spent turning the kernel's PTX into machine code when
+ * it was loaded (its PTX JIT, through cuLinkCreate ... cuLinkComplete); 0 when
+ * the disk cache held the machine code for this device and driver. */
+double tlc_kernel_link_ms(const tlc_kernel *k);
 
 /* The value of integer constexpr `name` that k was compiled with by name
  * (tlc_kernel_options.constexprs, an autotune config).  TLC_ERR_INVALID when

@@ -16,6 +16,9 @@
 #      value bit for bit, normals included (random_vs_triton.py's VERDICT);
 #      the math functions the same way, every function within 2 ulp
 #      (math_vs_triton.py's VERDICT)
+#   2e. bench/latency.sh: a kernel ready and launched, tlc beside Triton
+#      (first launch from empty caches, warm start in new processes, host
+#      time per launch)
 #   3. the benchmark, bench/run.sh (tlc vs Triton vs torch)
 #
 # and prints last two short tables: the examples (kernel | size | max rel
@@ -25,7 +28,7 @@
 # by cutting each step's time limit.  Exit status 0 only if every step
 # passed.  --quick: the benchmark's acceptance sizes only; --smoke: tiny
 # benchmark sizes (checks the harness, measures nothing).  SUITE_STEPS (a
-# comma list of ctest, sanitize, examples, interp, triton, bench; default
+# comma list of ctest, sanitize, examples, interp, triton, latency, bench; default
 # all) runs only those steps, for a call with little device time left; the
 # last line names the steps left out.
 set -euo pipefail
@@ -50,7 +53,7 @@ cap() { # cap WANT RESERVE: WANT seconds, or what is left after RESERVE
   if [ "$l" -lt "$1" ]; then echo "$l"; else echo "$1"; fi
 }
 note() { echo "[gpu-suite $(date +%H:%M:%S) +${SECONDS}s] $*"; }
-steps=${SUITE_STEPS:-ctest,sanitize,examples,interp,triton,bench}
+steps=${SUITE_STEPS:-ctest,sanitize,examples,interp,triton,latency,bench}
 skipped=""
 want() { # want STEP: is STEP in SUITE_STEPS? (else noted as left out)
   case ",$steps," in *",$1,"*) return 0 ;; esac
@@ -283,6 +286,22 @@ else
   echo "random vs Triton (libdevice): not run (Triton not importable)" >"$out/random-vs-triton.txt"
 fi
 
+# ---- 2e. a kernel ready and launched: tlc beside Triton ----------------------------------
+# (bench/latency.sh: the first launch from empty caches, a warm start in new
+# processes, which must load the cached machine code with no compile and no
+# PTX JIT, and the host time of one launch)
+status_latency=0
+t=$(cap 150 60)
+if ! want latency; then :
+elif [ "$t" -gt 30 ]; then
+  note "bench/latency.sh (limit ${t}s)"
+  LATENCY_TLC_TIMEOUT=$((t / 3)) LATENCY_PEERS_TIMEOUT=$((t * 2 / 3)) \
+    timeout "$t" bash bench/latency.sh "$build" --reps 5 >"$out/latency.log" 2>&1 || status_latency=$?
+else
+  note "latency skipped: no time left"
+  status_latency=124
+fi
+
 # ---- 3. the benchmark ---------------------------------------------------------------
 t=$(cap 330 15)
 if ! want bench; then :
@@ -339,19 +358,20 @@ else
   echo "benchmark: no table (see $out/bench.log)"
   tail -5 "$out/bench.log" 2>/dev/null || true
 fi
+cat "$out/latency-table.txt" 2>/dev/null && echo || true
 cat "$out/random-vs-triton.txt"
 cat "$out/math-vs-triton.txt" 2>/dev/null || true
 cat "$out/interp-vs-gpu.txt" 2>/dev/null || true
 echo
 # The device tool returns only a few files from $OUT: pack every log into
 # one archive and keep the tables beside it.
-keep="examples-table.txt bench-table.txt bench-tc-table.txt failures.txt random-vs-triton.txt math-vs-triton.txt interp-vs-gpu.txt"
+keep="examples-table.txt bench-table.txt bench-tc-table.txt failures.txt random-vs-triton.txt math-vs-triton.txt interp-vs-gpu.txt latency-table.txt"
 tar czf "${TMPDIR:-/tmp}/tlc-suite-logs.tar.gz" -C "$out" . 2>/dev/null &&
   find "$out" -mindepth 1 -maxdepth 1 $(for k in $keep; do printf -- '-not -name %s ' "$k"; done) -exec rm -rf {} + &&
   mv "${TMPDIR:-/tmp}/tlc-suite-logs.tar.gz" "$out/logs.tar.gz" || true
 verdict=PASS
 [ "$status_ctest" = 0 ] && [ "$status_examples" = 0 ] && [ "$status_sanitize" = 0 ] && [ "$status_bench" = 0 ] &&
-  [ "$status_random" = 0 ] && [ "$status_interp" = 0 ] || verdict=FAIL
+  [ "$status_random" = 0 ] && [ "$status_interp" = 0 ] && [ "$status_latency" = 0 ] || verdict=FAIL
 [ "$verdict" = PASS ] && [ -n "$skipped" ] && verdict=PARTIAL # the steps run passed; not all ran
-echo "gpu-suite: $verdict (ctest exit $status_ctest, examples $status_examples, sanitizers $status_sanitize, random/math vs Triton $status_random, interpreter vs GPU $status_interp, bench exit $status_bench; ${SECONDS}s; logs in $out)${skipped:+; steps left out:$skipped}"
+echo "gpu-suite: $verdict (ctest exit $status_ctest, examples $status_examples, sanitizers $status_sanitize, random/math vs Triton $status_random, interpreter vs GPU $status_interp, latency $status_latency, bench exit $status_bench; ${SECONDS}s; logs in $out)${skipped:+; steps left out:$skipped}"
 [ "$verdict" != FAIL ]

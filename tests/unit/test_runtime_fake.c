@@ -906,6 +906,61 @@ static void test_cubin_cache(void) {
   free(request);
 }
 
+/* A kernel whose loads became bulk tensor copies gets its tensor maps built
+ * at launch from the arguments; a launch with the same arguments reuses the
+ * last launch's maps (no driver call), other values build them again. */
+static void test_tma_memo(void) {
+  static const char src[] =
+      "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+      "def mm(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,\n"
+      "       BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+      "    pid_m = tl.program_id(0)\n"
+      "    pid_n = tl.program_id(1)\n"
+      "    rm = pid_m * BM + tl.arange(0, BM)\n"
+      "    rn = pid_n * BN + tl.arange(0, BN)\n"
+      "    rk = tl.arange(0, BK)\n"
+      "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+      "    for k in range(0, K, BK):\n"
+      "        a = tl.load(a_ptr + rm[:, None] * stride_am + (k + rk)[None, :])\n"
+      "        b = tl.load(b_ptr + (k + rk)[:, None] * stride_bk + rn[None, :])\n"
+      "        acc += tl.dot(a, b)\n"
+      "    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(tl.float16))\n";
+  tlc_runtime *rt = open_fake(9, 0);
+  tlc_kernel *k = NULL;
+  OK(rt, tlc_kernel_from_source(rt, src, "mm.tile", "mm",
+                                "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,128,128,64",
+                                NULL, &k));
+  int nt = k ? k->meta.ntma : 0;
+  CHECK(nt >= 2, "the loads did not become bulk tensor copies (%d maps)", nt);
+  tlc_arg args[] = {TLC_PTR(0x10000), TLC_PTR(0x20000), TLC_PTR(0x30000), TLC_I32(256), TLC_I32(256),
+                    TLC_I32(256),     TLC_I32(256),     TLC_I32(256),     TLC_I32(256)};
+  int enc = fake->tensor_maps_encoded;
+  OK(rt, tlc_launch(k, 2, 2, 1, NULL, args, 9));
+  CHECK(fake->tensor_maps_encoded == enc + nt);
+  unsigned char first[8][8];
+  for (int j = 0; j < nt && j < 8; j++) memcpy(first[j], fake->params[9 + j], 8); /* each map's first word */
+  OK(rt, tlc_launch(k, 2, 2, 1, NULL, args, 9));
+  CHECK(fake->tensor_maps_encoded == enc + nt, "the same arguments encoded the maps again");
+  for (int j = 0; j < nt && j < 7; j++)
+    CHECK(!memcmp(first[j], fake->params[9 + j], 8), "map %d is not the one built before", j);
+  args[1] = TLC_PTR(0x40000); /* another B: its map is built again (all of them, in one go) */
+  OK(rt, tlc_launch(k, 2, 2, 1, NULL, args, 9));
+  CHECK(fake->tensor_maps_encoded == enc + 2 * nt);
+  bool saw_new_b = false;
+  for (int j = 0; j < nt && j < 7; j++) saw_new_b |= slot_u64(9 + j) == 0x40000;
+  CHECK(saw_new_b, "no map over the new B");
+  args[6] = TLC_I32(512); /* another stride of A: its row pitch changed */
+  OK(rt, tlc_launch(k, 2, 2, 1, NULL, args, 9));
+  CHECK(fake->tensor_maps_encoded == enc + 3 * nt);
+  args[0] = TLC_PTR(0x10008); /* a base the driver refuses (not 16-byte aligned): an error, no memo */
+  EXPECT(rt, tlc_launch(k, 2, 2, 1, NULL, args, 9), TLC_ERR_ARGS, "cannot be built");
+  args[0] = TLC_PTR(0x10000);
+  int before = fake->tensor_maps_encoded;
+  OK(rt, tlc_launch(k, 2, 2, 1, NULL, args, 9));
+  CHECK(fake->tensor_maps_encoded == before + nt, "a failed build was remembered");
+  tlc_runtime_close(rt);
+}
+
 /* A kernel compiled at run time with a tensordesc<...> signature entry: the
  * compiler reports the descriptor's hidden parameters by name, so the
  * launcher expands TLC_DESC into them. */
@@ -1148,6 +1203,7 @@ int main(void) {
   test_jit();
   test_jit_desc();
   test_cubin_cache();
+  test_tma_memo();
   test_newer_devices();
   test_autotune_desc();
   test_autotune_prune();

@@ -428,6 +428,28 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
   return CUDA_SUCCESS;
 }
 
+/* ---- tensor maps ------------------------------------------------------------------------- */
+
+/* The map is the inputs written into its words (the runtime only passes it
+ * on); each call is counted. */
+CUresult cuTensorMapEncodeTiled(CUtensorMap *map, int data_type, unsigned rank, void *global_address,
+                                const uint64_t *global_dim, const uint64_t *global_strides,
+                                const unsigned *box_dim, const unsigned *element_strides,
+                                CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob_fill) {
+  if (rank < 1 || rank > 5 || ((uintptr_t)global_address & 15)) return CUDA_ERROR_INVALID_VALUE;
+  memset(map, 0, sizeof *map);
+  map->opaque[0] = (uint64_t)(uintptr_t)global_address;
+  map->opaque[1] = (uint64_t)data_type | (uint64_t)rank << 8 | (uint64_t)swizzle << 16;
+  for (unsigned d = 0; d < rank; d++) {
+    map->opaque[2 + d] = global_dim[d];
+    map->opaque[7 + d] = box_dim[d];
+    if (d + 1 < rank) map->opaque[12 + d] = global_strides[d];
+  }
+  g_state.tensor_maps_encoded++;
+  return CUDA_SUCCESS;
+}
+
 /* ---- events ---------------------------------------------------------------------------- */
 
 CUresult cuEventCreate(CUevent *e, unsigned int flags) {
@@ -503,3 +525,4 @@ const rt_pfn_cuEventRecord fake_check_cuEventRecord = cuEventRecord;
 const rt_pfn_cuEventSynchronize fake_check_cuEventSynchronize = cuEventSynchronize;
 const rt_pfn_cuEventElapsedTime fake_check_cuEventElapsedTime = cuEventElapsedTime;
 const rt_pfn_cuEventDestroy fake_check_cuEventDestroy = cuEventDestroy_v2;
+const rt_pfn_cuTensorMapEncodeTiled fake_check_cuTensorMapEncodeTiled = cuTensorMapEncodeTiled;

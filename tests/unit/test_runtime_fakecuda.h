@@ -32,6 +32,7 @@ typedef struct FakeCudaState {
   int cubins_loaded;              /* cuModuleLoadData calls that took a (fake) cubin */
   int live_links;                 /* cuLinkCreate sessions not destroyed */
   int fail_cubin;                 /* N > 0: cuModuleLoadData refuses the next N cubins (NO_BINARY_FOR_GPU) */
+  int tensor_maps_encoded;        /* cuTensorMapEncodeTiled calls */
   int driver_version;             /* cuDriverGetVersion; 0 = 13000 (read once a process, as the
                                      runtime does) */
   /* more injected failures: fail_init makes every cuInit fail until reset

@@ -1,0 +1,256 @@
+/* tlc_bench_latency.c — how long tlc takes, from C, to have a kernel ready and
+ * to launch it (issue 18's acceptance): the benchmark's fp16 matmul
+ * (examples/matmul/grouped_matmul_1d.tile, 128x128x64, group 8, 4 warps,
+ * 4 stages) at 1024^3.
+ *
+ *   cold    an empty disk cache (a new folder as $TLC_CACHE_DIR):
+ *           tlc_kernel_from_file (compile, the driver's link of the PTX,
+ *           load), then the first launch and tlc_synchronize;
+ *   warm    the same request in new processes (this program run again with
+ *           --child-warm), the disk cache now holding the entry: the time
+ *           from tlc_kernel_from_file's call to a loaded kernel, and to the
+ *           end of the first launch; each child also says whether it
+ *           compiled or ran the PTX JIT (it must not: warm=... jit=0);
+ *   launch  host time of one tlc_launch on a loaded kernel, the matmul (9
+ *           arguments) and vector add (4): each call timed alone with
+ *           CLOCK_MONOTONIC, median and mean over --launches calls (the
+ *           grids are one program, so the device keeps up).
+ *
+ * Runtime opening (cuInit, the primary context) is outside every figure:
+ * it is the process's, not the kernel's.  Lines:
+ *
+ *   LATENCY what=cold total_ms=.. compile_ms=.. link_ms=.. first_launch_ms=..
+ *   LATENCY what=warm load_ms=.. first_launch_ms=.. min_load_ms=.. processes=N compiled_or_jit=0
+ *           (medians over the processes)
+ *   LATENCY what=launch kernel=matmul median_us=.. mean_us=.. calls=N
+ *
+ * Options: --reps N (warm processes, default 11), --launches N (default
+ * 20000).  Exit 77 (SKIP) without a GPU driver or device; 1 when a step
+ * fails or a warm start compiled or ran the JIT. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "examples/common/host.h"
+#include "runtime/tlc_runtime.h"
+
+enum { SIZE = 1024 };
+
+static const char kSig[] =
+    "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,1,i32:16,1,i32:16,1,128,128,64,8";
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void die(tlc_runtime *rt, tlc_status st, const char *what) {
+  fprintf(stderr, "tlc_bench_latency: %s: %s: %s\n", what, tlc_status_name(st), tlc_runtime_error(rt));
+  exit(1);
+}
+
+static tlc_runtime *open_device(void) {
+  tlc_runtime *rt = NULL;
+  tlc_status st = tlc_runtime_open(0, &rt);
+  if (st == TLC_ERR_NO_DRIVER || st == TLC_ERR_NO_DEVICE) {
+    printf("SKIP: %s\n", tlc_runtime_error(rt));
+    exit(77);
+  }
+  if (st != TLC_OK) die(rt, st, "tlc_runtime_open");
+  return rt;
+}
+
+/* The matmul's buffers and arguments (M = N = K = SIZE, random fp16). */
+typedef struct Mm {
+  tlc_devptr a, b, c;
+  tlc_arg args[9];
+} Mm;
+
+static void mm_init(tlc_runtime *rt, Mm *mm) {
+  size_t bytes = (size_t)SIZE * SIZE * 2;
+  uint16_t *h = malloc(bytes);
+  ExRng rng = {42};
+  if (!h) exit(1);
+  tlc_status st;
+  tlc_devptr *bufs[3] = {&mm->a, &mm->b, &mm->c};
+  for (int i = 0; i < 3; i++) {
+    if ((st = tlc_malloc(rt, bytes, bufs[i])) != TLC_OK) die(rt, st, "tlc_malloc");
+    ex_fill_f16(&rng, h, (size_t)SIZE * SIZE, -1.0, 1.0);
+    if ((st = tlc_memcpy_htod(rt, *bufs[i], h, bytes)) != TLC_OK) die(rt, st, "tlc_memcpy_htod");
+  }
+  free(h);
+  tlc_arg a[9] = {TLC_PTR(mm->a), TLC_PTR(mm->b), TLC_PTR(mm->c), TLC_I32(SIZE), TLC_I32(SIZE),
+                  TLC_I32(SIZE),  TLC_I32(SIZE),  TLC_I32(SIZE),  TLC_I32(SIZE)};
+  memcpy(mm->args, a, sizeof a);
+}
+
+static const unsigned kGrid = (SIZE / 128) * (SIZE / 128);
+
+static tlc_kernel *load_matmul(tlc_runtime *rt, double *ms) {
+  char path[4096];
+  ex_tile_path("matmul/grouped_matmul_1d.tile", path, sizeof path);
+  tlc_kernel_options opt = {.num_warps = 4, .num_stages = 4};
+  tlc_kernel *k = NULL;
+  double t0 = now_us();
+  tlc_status st = tlc_kernel_from_file(rt, path, "grouped_matmul_1d_kernel", kSig, &opt, &k);
+  *ms = (now_us() - t0) / 1e3;
+  if (st != TLC_OK) die(rt, st, "tlc_kernel_from_file (matmul)");
+  return k;
+}
+
+/* One launch and the wait for it, in ms. */
+static double first_launch(tlc_runtime *rt, tlc_kernel *k, const Mm *mm) {
+  double t0 = now_us();
+  tlc_status st = tlc_launch(k, kGrid, 1, 1, NULL, mm->args, 9);
+  if (st == TLC_OK) st = tlc_synchronize(rt);
+  if (st != TLC_OK) die(rt, st, "the first launch");
+  return (now_us() - t0) / 1e3;
+}
+
+/* --child-warm: a new process finding the disk cache warm. */
+static int child_warm(void) {
+  tlc_runtime *rt = open_device();
+  Mm mm;
+  mm_init(rt, &mm);
+  tlc_synchronize(rt);
+  double load_ms;
+  tlc_kernel *k = load_matmul(rt, &load_ms);
+  double launch_ms = first_launch(rt, k, &mm);
+  /* a warm start compiles nothing (compile_ms 0) and links nothing
+   * (link_ms 0: the cached cubin was loaded) */
+  printf("CHILD load_ms=%.4f first_launch_ms=%.4f compiled=%d jit=%d\n", load_ms, launch_ms,
+         tlc_kernel_compile_ms(k) > 0.0, tlc_kernel_link_ms(k) > 0.0);
+  tlc_runtime_close(rt);
+  return 0;
+}
+
+/* Host time per tlc_launch: median and mean, in microseconds. */
+static void launch_rate(tlc_runtime *rt, tlc_kernel *k, unsigned grid, const tlc_arg *args, int nargs,
+                        int calls, const char *name) {
+  double *t = malloc(sizeof *t * (size_t)calls);
+  if (!t) exit(1);
+  tlc_status st;
+  for (int i = 0; i < 100; i++) /* warm-up */
+    if ((st = tlc_launch(k, grid, 1, 1, NULL, args, nargs)) != TLC_OK) die(rt, st, "tlc_launch");
+  if ((st = tlc_synchronize(rt)) != TLC_OK) die(rt, st, "tlc_synchronize");
+  double sum = 0;
+  for (int i = 0; i < calls; i++) {
+    double t0 = now_us();
+    st = tlc_launch(k, grid, 1, 1, NULL, args, nargs);
+    t[i] = now_us() - t0;
+    if (st != TLC_OK) die(rt, st, "tlc_launch");
+    sum += t[i];
+  }
+  if ((st = tlc_synchronize(rt)) != TLC_OK) die(rt, st, "tlc_synchronize");
+  printf("LATENCY what=launch kernel=%s median_us=%.3f mean_us=%.3f calls=%d\n", name, median(t, calls),
+         sum / calls, calls);
+  free(t);
+}
+
+/* The cache folder this run made, emptied and removed. */
+static void remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    char p[4200];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    unlink(p);
+  }
+  if (d) closedir(d);
+  rmdir(dir);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--child-warm")) return child_warm();
+  int reps = 11, calls = 20000;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--launches") && i + 1 < argc) calls = atoi(argv[++i]);
+    else {
+      fprintf(stderr, "usage: tlc_bench_latency [--reps N] [--launches N]\n");
+      return 2;
+    }
+  }
+  if (reps < 1 || reps > 1000 || calls < 1 || calls > 10000000) {
+    fprintf(stderr, "tlc_bench_latency: --reps 1..1000, --launches 1..10000000\n");
+    return 2;
+  }
+  char dir[] = "/tmp/tlc-latency-XXXXXX";
+  if (!mkdtemp(dir)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  setenv("TLC_CACHE_DIR", dir, 1); /* empty: the cold path */
+  tlc_runtime *rt = open_device();
+  printf("DEVICE %s (%s)\n", tlc_device_name(rt), tlc_device_arch(rt));
+  Mm mm;
+  mm_init(rt, &mm);
+  tlc_synchronize(rt);
+
+  double total_ms;
+  tlc_kernel *k = load_matmul(rt, &total_ms);
+  double launch_ms = first_launch(rt, k, &mm);
+  printf("LATENCY what=cold total_ms=%.3f compile_ms=%.3f link_ms=%.3f first_launch_ms=%.3f\n", total_ms,
+         tlc_kernel_compile_ms(k), tlc_kernel_link_ms(k), launch_ms);
+
+  /* warm: new processes, the same cache folder */
+  double *load = malloc(sizeof *load * (size_t)reps), *first = malloc(sizeof *first * (size_t)reps);
+  int bad = 0;
+  for (int r = 0; r < reps; r++) {
+    char cmd[4200], self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+      perror("readlink /proc/self/exe");
+      return 1;
+    }
+    self[n] = 0;
+    snprintf(cmd, sizeof cmd, "'%s' --child-warm", self);
+    FILE *p = popen(cmd, "r");
+    char line[512] = "";
+    int compiled = -1, jit = -1, got = 0;
+    while (p && fgets(line, sizeof line, p))
+      if (sscanf(line, "CHILD load_ms=%lf first_launch_ms=%lf compiled=%d jit=%d", &load[r], &first[r], &compiled,
+                 &jit) == 4)
+        got = 1;
+    int rc = p ? pclose(p) : -1;
+    if (!got || rc != 0) {
+      fprintf(stderr, "tlc_bench_latency: warm child %d failed (status %d)\n", r, rc);
+      return 1;
+    }
+    if (compiled || jit) bad++;
+  }
+  printf("LATENCY what=warm load_ms=%.4f first_launch_ms=%.4f min_load_ms=%.4f processes=%d compiled_or_jit=%d\n",
+         median(load, reps), median(first, reps), load[0], reps, bad);
+  free(load);
+  free(first);
+
+  launch_rate(rt, k, kGrid, mm.args, 9, calls, "matmul");
+  /* vector add: 4 arguments, one program */
+  char path[4096];
+  ex_tile_path("vector_add/vector_add.tile", path, sizeof path);
+  tlc_kernel *va = NULL;
+  tlc_status st = tlc_kernel_from_file(rt, path, "add_kernel", "*fp32:16,*fp32:16,*fp32:16,i32,1024", NULL, &va);
+  if (st != TLC_OK) die(rt, st, "tlc_kernel_from_file (vector add)");
+  tlc_arg va_args[4] = {TLC_PTR(mm.a), TLC_PTR(mm.b), TLC_PTR(mm.c), TLC_I32(1024)};
+  launch_rate(rt, va, 1, va_args, 4, calls, "vector_add");
+  tlc_runtime_close(rt);
+  remove_dir(dir);
+  if (bad) fprintf(stderr, "tlc_bench_latency: %d warm start(s) compiled or ran the PTX JIT\n", bad);
+  return bad ? 1 : 0;
+}
