@@ -10,7 +10,8 @@
  * On the CPU device nothing is timed: the first config left after pruning
  * is compiled and remembered.
  *
- * Trials (tlc_bench_launch, bench.c): every config is compiled first;
+ * Trials (tlc_bench_launch, bench.c): every config is compiled first, on
+ * several threads (compile_configs: $TLC_COMPILE_THREADS, else the CPUs);
  * then, in TRIAL_ROUNDS rounds over the configs, one launch to warm up and
  * TRIAL_REPS launches timed with events; a config's best median decides.  Arguments named in
  * reset_to_zero are zeroed (their whole allocation, found through the
@@ -23,6 +24,8 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +205,58 @@ static void prune_for_launch(tlc_runtime *rt, const char *path, const char *sour
   tlc_tune_info_free(&pruned);
 done:
   free(defs), free(text), free(names);
+}
+
+/* ---- compiling the configs on several threads ------------------------------------------- */
+
+/* Every config still in play compiled (and loaded: the driver's PTX JIT
+ * runs on the same thread) by a pool of threads, each taking the next config
+ * in turn; ks[i] is config i's kernel, NULL when pruned or failed.  Each
+ * compile is independent (its own LLVM context; the runtime's caches are
+ * locked), so the kernels are the ones a sequential loop would make. */
+typedef struct CompileJob {
+  tlc_runtime *rt;
+  const char *source, *path, *name, *signature;
+  const tlc_kernel_options *opt;
+  const tlc_tune_info *info;
+  tlc_kernel **ks;
+  atomic_int next;
+} CompileJob;
+
+static void *compile_worker(void *arg) {
+  CompileJob *j = arg;
+  const char *cx[96];
+  char store[64][160];
+  for (int i; (i = atomic_fetch_add(&j->next, 1)) < j->info->nconfigs;) {
+    if (j->info->configs[i].pruned || j->ks[i]) continue;
+    tlc_kernel_options o = config_options(j->opt, &j->info->configs[i], cx, store);
+    if (tlc_kernel_from_source(j->rt, j->source, j->path, j->name, j->signature, &o, &j->ks[i]) != TLC_OK)
+      j->ks[i] = NULL;
+  }
+  return NULL;
+}
+
+/* Threads for n compiles: $TLC_COMPILE_THREADS when set (1 = in this
+ * thread, one after another), else the online CPUs, at most 16 and n. */
+static int compile_threads(int n) {
+  const char *e = getenv("TLC_COMPILE_THREADS");
+  long t = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+  if (t < 1) t = 1;
+  if (t > 16) t = 16;
+  return (int)(t < n ? t : n);
+}
+
+static void compile_configs(CompileJob *j, int from) {
+  int todo = 0;
+  for (int i = from; i < j->info->nconfigs; i++) todo += !j->info->configs[i].pruned && !j->ks[i];
+  atomic_init(&j->next, from);
+  int nt = compile_threads(todo);
+  pthread_t tid[16];
+  int started = 0;
+  for (int t = 1; t < nt; t++) /* this thread is one of them */
+    if (pthread_create(&tid[started], NULL, compile_worker, j) == 0) started++;
+  compile_worker(j);
+  for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
 }
 
 static tlc_status remember(tlc_runtime *rt, RtKey key, tlc_kernel *k, int config) {
@@ -397,12 +452,10 @@ tlc_status tlc_kernel_autotune(tlc_runtime *rt, const char *path, const char *na
     st = rt_fail(rt, TLC_ERR_INVALID, "autotune: out of host memory");
     goto done;
   }
-  for (int i = first_ok; i < info.nconfigs; i++) {
-    ts[i] = -1;
-    if (info.configs[i].pruned) continue;
-    tlc_kernel_options o = config_options(opt, &info.configs[i], cx, store);
-    if (tlc_kernel_from_source(rt, source, path, name, signature, &o, &ks[i]) != TLC_OK) ks[i] = NULL;
-  }
+  for (int i = first_ok; i < info.nconfigs; i++) ts[i] = -1;
+  ks[first_ok] = info.configs[first_ok].pruned ? NULL : first; /* (compiled already) */
+  CompileJob job = {rt, source, path, name, signature, opt, &info, ks};
+  compile_configs(&job, first_ok);
   /* each trial launch finds its inputs in DRAM, as a launch among other
    * work does: without it, a config's time depends on what the one before
    * left in L2 (no eviction when the memory is short) */

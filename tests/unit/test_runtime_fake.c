@@ -1128,6 +1128,69 @@ static void test_autotune_desc(void) {
   remove(path);
 }
 
+/* The configs compile on several threads (TLC_COMPILE_THREADS): with 4
+ * threads every config is compiled and loaded once, as with 1, each to the
+ * same PTX, and the trials make the same choice (the fake times a launch by
+ * its warps: 8 warps is the fastest here). */
+static void test_autotune_threads(void) {
+  static const char src[] =
+      "import triton\nimport triton.language as tl\n\n"
+      "@triton.autotune(configs=[triton.Config({'BLOCK': 128}, num_warps=1),\n"
+      "                          triton.Config({'BLOCK': 256}, num_warps=2),\n"
+      "                          triton.Config({'BLOCK': 512}, num_warps=4),\n"
+      "                          triton.Config({'BLOCK': 1024}, num_warps=8),\n"
+      "                          triton.Config({'BLOCK': 2048}, num_warps=8, num_stages=2)], key=['n'])\n"
+      "@triton.jit\n"
+      "def twice(x_ptr, n, BLOCK: tl.constexpr):\n"
+      "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+      "    x = tl.load(x_ptr + offs, mask=offs < n)\n"
+      "    tl.store(x_ptr + offs, x * 2.0, mask=offs < n)\n";
+  char path[600];
+  snprintf(path, sizeof path, "%s/../tune_threads.tile", g_cache_dir);
+  if (!write_source(path, src)) return;
+  char *ptx[2][5] = {{NULL}};
+  int chosen[2] = {-1, -1};
+  for (int pass = 0; pass < 2; pass++) {
+    setenv("TLC_COMPILE_THREADS", pass ? "4" : "1", 1);
+    setenv("TLC_CACHE_DIR", "off", 1); /* every config compiled, JIT-linked and loaded */
+    for (int i = 0; i < 5; i++) fake->ms_by_warps[1 << (i < 4 ? i : 3)] = 1.0f - 0.1f * (float)(i < 4 ? i : 3);
+    tlc_runtime *rt = open_fake(9, 0);
+    tlc_devptr xp = 0;
+    OK(rt, tlc_malloc(rt, 4096 * 4, &xp));
+    tlc_arg args[] = {TLC_PTR(xp), TLC_I32(3000)};
+    int jits = fake->ptx_jits, live = fake->live_modules, noctx = fake->calls_without_context;
+    tlc_kernel *k = NULL;
+    OK(rt, tlc_kernel_autotune(rt, path, "twice", "*fp32:16,i32", NULL, autotune_grid, NULL, args, 2, &k));
+    CHECK(fake->ptx_jits == jits + 5, "pass %d: %d configs linked, not 5", pass, fake->ptx_jits - jits);
+    CHECK(fake->live_modules == live + 5);
+    CHECK(fake->calls_without_context == noctx, "a compile thread called the driver with no context");
+    chosen[pass] = k ? tlc_kernel_tuned_config(k) : -1;
+    for (int i = 0; i < 5; i++) { /* each config's kernel, from the memory cache */
+      const char *cx[1];
+      char b[32];
+      snprintf(b, sizeof b, "BLOCK=%d", 128 << i);
+      cx[0] = b;
+      tlc_kernel_options o = {.num_warps = i < 4 ? 1 << i : 8, .num_stages = i == 4 ? 2 : 0, .constexprs = cx,
+                              .nconstexprs = 1};
+      tlc_kernel *ki = NULL;
+      int before = fake->ptx_jits;
+      OK(rt, tlc_kernel_from_source(rt, src, path, "twice", "*fp32:16,i32", &o, &ki));
+      CHECK(fake->ptx_jits == before, "config %d was not among the compiled ones", i);
+      ptx[pass][i] = ki ? rt_strdup(tlc_kernel_ptx(ki)) : NULL;
+    }
+    tlc_runtime_close(rt);
+  }
+  CHECK(chosen[0] == 3 && chosen[1] == 3, "the choices: %d with one thread, %d with four", chosen[0], chosen[1]);
+  for (int i = 0; i < 5; i++) {
+    CHECK(ptx[0][i] && ptx[1][i] && !strcmp(ptx[0][i], ptx[1][i]), "config %d's PTX differs", i);
+    free(ptx[0][i]), free(ptx[1][i]);
+  }
+  memset(fake->ms_by_warps, 0, sizeof fake->ms_by_warps);
+  unsetenv("TLC_COMPILE_THREADS");
+  setenv("TLC_CACHE_DIR", g_cache_dir, 1);
+  remove(path);
+}
+
 /* prune_configs_by at run time: early_config_prune sees the launch's scalar
  * argument n and keeps the configs with num_warps <= n // 100, so only
  * those are compiled and timed (8 launches each: a warm-up and 7 timed). */
@@ -1204,6 +1267,7 @@ int main(void) {
   test_jit_desc();
   test_cubin_cache();
   test_tma_memo();
+  test_autotune_threads();
   test_newer_devices();
   test_autotune_desc();
   test_autotune_prune();

@@ -11,6 +11,7 @@
  * recorded in the FakeCudaState the test reads.
  * Every call that needs a context checks that one is current on the calling
  * thread, as the real driver does. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,9 @@ static FakeCudaState g_state = {
     .max_threads_per_function = 1024, .dynamic_smem_attr = -1,
 };
 static struct RtCuContext g_primary = {1};
+/* The runtime loads kernels from several threads (the autotuner's compile
+ * pool): the module, function and link bookkeeping is done under this. */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local CUcontext t_current;
 static int g_inited;
 
@@ -263,7 +267,7 @@ static CUresult fake_jit_check(const char *ptx, unsigned int n, CUjit_option *op
 #define FAKE_CUBIN_MAGIC "FAKECUBIN sm_"
 
 /* A module from an image: a fake cubin (of this device's capability) or PTX. */
-CUresult cuModuleLoadData(CUmodule *m, const void *image) {
+static CUresult cuModuleLoadData_locked(CUmodule *m, const void *image) {
   CUresult r = need_ctx();
   if (r) return r;
   const char *text = image;
@@ -291,6 +295,13 @@ CUresult cuModuleLoadData(CUmodule *m, const void *image) {
   return CUDA_SUCCESS;
 }
 
+CUresult cuModuleLoadData(CUmodule *m, const void *image) {
+  pthread_mutex_lock(&g_lock);
+  CUresult r = cuModuleLoadData_locked(m, image);
+  pthread_mutex_unlock(&g_lock);
+  return r;
+}
+
 /* ---- the linker: PTX in, a fake cubin out --------------------------------------------- */
 
 struct RtCuLinkState {
@@ -301,7 +312,7 @@ struct RtCuLinkState {
   char *cubin;
 };
 
-CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *opts, void **vals, CUlinkState *state) {
+static CUresult cuLinkCreate_v2_locked(unsigned int n, CUjit_option *opts, void **vals, CUlinkState *state) {
   CUresult r = need_ctx();
   if (r) return r;
   struct RtCuLinkState *l = calloc(1, sizeof *l);
@@ -311,7 +322,14 @@ CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *opts, void **vals, CUlink
   return CUDA_SUCCESS;
 }
 
-CUresult cuLinkAddData_v2(CUlinkState l, CUjitInputType type, void *data, size_t bytes, const char *name,
+CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *opts, void **vals, CUlinkState *state) {
+  pthread_mutex_lock(&g_lock);
+  CUresult r = cuLinkCreate_v2_locked(n, opts, vals, state);
+  pthread_mutex_unlock(&g_lock);
+  return r;
+}
+
+static CUresult cuLinkAddData_v2_locked(CUlinkState l, CUjitInputType type, void *data, size_t bytes, const char *name,
                           unsigned int n, CUjit_option *opts, void **vals) {
   CUresult r = need_ctx();
   if (r) return r;
@@ -322,7 +340,15 @@ CUresult cuLinkAddData_v2(CUlinkState l, CUjitInputType type, void *data, size_t
   return CUDA_SUCCESS;
 }
 
-CUresult cuLinkComplete(CUlinkState l, void **cubin, size_t *bytes) {
+CUresult cuLinkAddData_v2(CUlinkState l, CUjitInputType type, void *data, size_t bytes, const char *name,
+                          unsigned int n, CUjit_option *opts, void **vals) {
+  pthread_mutex_lock(&g_lock);
+  CUresult r = cuLinkAddData_v2_locked(l, type, data, bytes, name, n, opts, vals);
+  pthread_mutex_unlock(&g_lock);
+  return r;
+}
+
+static CUresult cuLinkComplete_locked(CUlinkState l, void **cubin, size_t *bytes) {
   CUresult r = need_ctx();
   if (r) return r;
   if (!l->ptx) return CUDA_ERROR_INVALID_VALUE;
@@ -336,7 +362,14 @@ CUresult cuLinkComplete(CUlinkState l, void **cubin, size_t *bytes) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuLinkDestroy(CUlinkState l) {
+CUresult cuLinkComplete(CUlinkState l, void **cubin, size_t *bytes) {
+  pthread_mutex_lock(&g_lock);
+  CUresult r = cuLinkComplete_locked(l, cubin, bytes);
+  pthread_mutex_unlock(&g_lock);
+  return r;
+}
+
+static CUresult cuLinkDestroy_locked(CUlinkState l) {
   free(l->ptx);
   if (l->cubin) memset(l->cubin, 0, strlen(l->cubin)); /* a caller that kept the pointer reads nothing */
   free(l->cubin);
@@ -345,11 +378,18 @@ CUresult cuLinkDestroy(CUlinkState l) {
   return CUDA_SUCCESS;
 }
 
+CUresult cuLinkDestroy(CUlinkState l) {
+  pthread_mutex_lock(&g_lock);
+  CUresult r = cuLinkDestroy_locked(l);
+  pthread_mutex_unlock(&g_lock);
+  return r;
+}
+
 /* Functions are handed out per lookup and owned by the module list below. */
 static struct RtCuFunction *g_functions[256];
 static int g_nfunctions;
 
-CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+static CUresult cuModuleGetFunction_locked(CUfunction *f, CUmodule m, const char *name) {
   CUresult r = need_ctx();
   if (r) return r;
   char pat[160];
@@ -372,7 +412,14 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuModuleUnload(CUmodule m) {
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+  pthread_mutex_lock(&g_lock);
+  CUresult r = cuModuleGetFunction_locked(f, m, name);
+  pthread_mutex_unlock(&g_lock);
+  return r;
+}
+
+static CUresult cuModuleUnload_locked(CUmodule m) {
   CUresult r = need_ctx();
   if (r) return r;
   for (int i = 0; i < g_nfunctions;) {
@@ -389,7 +436,14 @@ CUresult cuModuleUnload(CUmodule m) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
+CUresult cuModuleUnload(CUmodule m) {
+  pthread_mutex_lock(&g_lock);
+  CUresult r = cuModuleUnload_locked(m);
+  pthread_mutex_unlock(&g_lock);
+  return r;
+}
+
+static CUresult cuFuncGetAttribute_locked(int *v, CUfunction_attribute a, CUfunction f) {
   switch (a) {
   case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = g_state.max_threads_per_function; break;
   case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = g_state.static_shared; break;
@@ -399,11 +453,25 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
+CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
+  pthread_mutex_lock(&g_lock);
+  CUresult r = cuFuncGetAttribute_locked(v, a, f);
+  pthread_mutex_unlock(&g_lock);
+  return r;
+}
+
+static CUresult cuFuncSetAttribute_locked(CUfunction f, CUfunction_attribute a, int v) {
   if (a != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return CUDA_ERROR_INVALID_VALUE;
   if (v + g_state.static_shared > 232448) return CUDA_ERROR_INVALID_VALUE;
   g_state.dynamic_smem_attr = v;
   return CUDA_SUCCESS;
+}
+
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
+  pthread_mutex_lock(&g_lock);
+  CUresult r = cuFuncSetAttribute_locked(f, a, v);
+  pthread_mutex_unlock(&g_lock);
+  return r;
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
