@@ -27,6 +27,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -558,76 +560,133 @@ static const char *kernel_label(const CliKernel *k, char *buf, size_t len) {
   return buf;
 }
 
-/* Variant v of b: the options shared by every kernel, its kernel and
- * signature, and (autotuned) its config's constexprs and warps/stages. */
-static int compile_variant(Cli *c, AotBuild *b, int v, const char *source, const char *path) {
+/* Variant v's options into b->opts[v]: the options shared by every kernel,
+ * its kernel and signature, and (autotuned) its config's constexprs and
+ * warps/stages.  -1 when all is well, else the index j of the config's
+ * constexpr that -C gives too (say_conflict reports it). */
+static int variant_options(Cli *c, AotBuild *b, int v) {
   tlc_compile_options *o = &b->opts[v];
   *o = c->opt;
   o->kernel = b->spec.kernel;
   o->signature = b->spec.signature;
   const tlc_tune_config *tc = b->spec.autotune ? &b->info.configs[b->config_of[v]] : NULL;
+  if (!tc) return -1;
+  for (int j = 0; j < tc->nconstexprs; j++)
+    for (int i = 0; i < c->ncdefs; i++)
+      if (!strcmp(c->cdefs[i].name, tc->constexprs[j].name)) return j;
+  free(b->defs[v]);
+  b->defs[v] = calloc((size_t)(c->ncdefs + tc->nconstexprs) + 1, sizeof *b->defs[v]);
+  memcpy(b->defs[v], c->cdefs, sizeof *c->cdefs * (size_t)c->ncdefs);
+  for (int j = 0; j < tc->nconstexprs; j++) b->defs[v][c->ncdefs + j] = tc->constexprs[j];
+  o->constexprs = b->defs[v];
+  o->nconstexprs = c->ncdefs + tc->nconstexprs;
+  o->num_warps = tc->num_warps, o->num_stages = tc->num_stages;
+  return -1;
+}
+
+static void say_conflict(Cli *c, AotBuild *b, int v, int j) {
+  const tlc_tune_config *tc = &b->info.configs[b->config_of[v]];
   char label[160];
   const char *kernel = kernel_label(&b->spec, label, sizeof label);
-  if (tc) {
-    b->defs[v] = calloc((size_t)(c->ncdefs + tc->nconstexprs) + 1, sizeof *b->defs[v]);
-    memcpy(b->defs[v], c->cdefs, sizeof *c->cdefs * (size_t)c->ncdefs);
-    for (int j = 0; j < tc->nconstexprs; j++) {
-      for (int i = 0; i < c->ncdefs; i++)
-        if (!strcmp(c->cdefs[i].name, tc->constexprs[j].name)) {
-          cli_error(c, "-C %s=%s: config %d of the @triton.autotune of %s gives '%s' too (%s=%s); leave it out of -C",
-                    c->cdefs[i].name, c->cdefs[i].value, b->config_of[v], kernel, tc->constexprs[j].name,
-                    tc->constexprs[j].name, tc->constexprs[j].value);
-          return 1;
-        }
-      b->defs[v][c->ncdefs + j] = tc->constexprs[j];
-    }
-    o->constexprs = b->defs[v];
-    o->nconstexprs = c->ncdefs + tc->nconstexprs;
-    o->num_warps = tc->num_warps, o->num_stages = tc->num_stages;
-  }
-  tlc_compile_status st = tlc_compile(path, source, o, &b->res[v]);
-  b->compiled = v + 1;
+  for (int i = 0; i < c->ncdefs; i++)
+    if (!strcmp(c->cdefs[i].name, tc->constexprs[j].name))
+      cli_error(c, "-C %s=%s: config %d of the @triton.autotune of %s gives '%s' too (%s=%s); leave it out of -C",
+                c->cdefs[i].name, c->cdefs[i].value, b->config_of[v], kernel, tc->constexprs[j].name,
+                tc->constexprs[j].name, tc->constexprs[j].value);
+}
+
+/* Variants [0, n) compiled into b->res on several threads (the online CPUs,
+ * at most 16, $TLC_COMPILE_THREADS; each compile is independent, so each
+ * result is the one a compile alone gives); their statuses into st. */
+typedef struct AotJobs {
+  AotBuild *b;
+  const char *source, *path;
+  tlc_compile_status *st;
+  int n;
+  atomic_int next;
+} AotJobs;
+
+static void *aot_compile_worker(void *arg) {
+  AotJobs *j = arg;
+  for (int v; (v = atomic_fetch_add(&j->next, 1)) < j->n;)
+    j->st[v] = tlc_compile(j->path, j->source, &j->b->opts[v], &j->b->res[v]);
+  return NULL;
+}
+
+static void compile_variants(AotBuild *b, int n, const char *source, const char *path, tlc_compile_status *st) {
+  AotJobs j = {b, source, path, st, n};
+  atomic_init(&j.next, 0);
+  const char *e = getenv("TLC_COMPILE_THREADS");
+  long nt = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+  nt = nt < 1 ? 1 : nt > 16 ? 16 : nt;
+  if (nt > n) nt = n;
+  pthread_t tid[16];
+  int started = 0;
+  for (long t = 1; t < nt; t++)
+    if (pthread_create(&tid[started], NULL, aot_compile_worker, &j) == 0) started++;
+  aot_compile_worker(&j);
+  for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+  b->compiled = n;
+}
+
+/* Variant v's result reported as a compile alone reports it; nonzero (an
+ * exit status) when it failed. */
+static int finish_variant(Cli *c, AotBuild *b, int v, tlc_compile_status st, const char *source, const char *path) {
   report(c, &b->res[v]);
-  b->ks[v] = (AotKernel){path, source, o, &b->res[v]};
-  if (st != TLC_COMPILE_OK && tc) {
-    char text[512];
-    tlc_tune_config_text(tc, text, sizeof text);
+  b->ks[v] = (AotKernel){path, source, &b->opts[v], &b->res[v]};
+  if (st != TLC_COMPILE_OK && b->spec.autotune) {
+    char text[512], label[160];
+    tlc_tune_config_text(&b->info.configs[b->config_of[v]], text, sizeof text);
     cli_error(c, "config %d (%s) of the @triton.autotune of %s did not compile (a config's constexprs are given "
               "by name: the signature writes '_' for them); leave the config out with --autotune=LIST",
-              b->config_of[v], text, kernel);
+              b->config_of[v], text, kernel_label(&b->spec, label, sizeof label));
   }
   return exit_status(st);
 }
 
-/* Read b's decorator, choose its configs, compile them (or b once). */
+/* Read b's decorator, choose its configs, compile them (or b once).  The
+ * configs compile at once on several threads; what they report comes out
+ * in config order, up to the first config that fails (a -C that a config
+ * gives too, a compile error, a grid the config cannot take), as when they
+ * compiled one after another. */
 static int build_kernel(Cli *c, AotBuild *b, const char *source, const char *path) {
   char why[1024];
   if (b->spec.grid && !(b->grid = grid_parse(b->spec.grid, why, sizeof why))) {
     cli_error(c, "%s", why);
     return 2;
   }
+  tlc_compile_status st[AOT_MAX_CONFIGS];
   if (!b->spec.autotune) {
     b->nvariants = 1;
-    return compile_variant(c, b, 0, source, path);
+    variant_options(c, b, 0);
+    compile_variants(b, 1, source, path, st);
+    return finish_variant(c, b, 0, st[0], source, path);
   }
   char label[160];
   const char *kernel = kernel_label(&b->spec, label, sizeof label);
-  tlc_compile_status st = tlc_autotune_info_for(path, source, b->spec.kernel, c->opt.arch, b->spec.signature,
-                                                c->cdefs, c->ncdefs, &b->info);
+  tlc_compile_status ist = tlc_autotune_info_for(path, source, b->spec.kernel, c->opt.arch, b->spec.signature,
+                                                 c->cdefs, c->ncdefs, &b->info);
   if (b->info.diagnostics && *b->info.diagnostics) fputs(b->info.diagnostics, stderr);
-  if (st != TLC_COMPILE_OK) return exit_status(st);
+  if (ist != TLC_COMPILE_OK) return exit_status(ist);
   if (!b->info.present || b->info.nconfigs == 0) {
     cli_error(c, "--autotune: %s has no @triton.autotune decorator with configs; compile it without --autotune",
               kernel);
     return 1;
   }
   if (choose_configs(c, b, kernel)) return 1;
+  int n = 0, conflict = -1; /* the variants before the first -C conflict compile */
+  for (; n < b->nvariants && (conflict = variant_options(c, b, n)) < 0; n++) {}
+  compile_variants(b, n, source, path, st);
   int rc = 0;
   for (int v = 0; v < b->nvariants && rc == 0; v++) {
-    rc = compile_variant(c, b, v, source, path);
+    if (v == n) {
+      say_conflict(c, b, v, conflict);
+      return 1;
+    }
+    rc = finish_variant(c, b, v, st[v], source, path);
     char what[160];
     snprintf(what, sizeof what, "'%s' (config %d)", b->res[v].kernel_symbol, b->config_of[v]);
-    if (rc == 0 && b->grid && grid_check(b->grid, &b->res[v], what, why, sizeof why) != 0) { /* before compiling more */
+    if (rc == 0 && b->grid && grid_check(b->grid, &b->res[v], what, why, sizeof why) != 0) {
       cli_error(c, "%s", why);
       rc = 1;
     }
