@@ -16,6 +16,9 @@
  *           CLOCK_MONOTONIC, median and mean over --launches calls (the
  *           grids are one program, so the device keeps up).
  *
+ * Checked: the matmul's first result against a double reference (every 7th
+ * row; C poisoned with NaN before), each warm child's result bit for bit
+ * against it (a digest), and the vector add's output after its launches.
  * Runtime opening (cuInit, the primary context) is outside every figure:
  * it is the process's, not the kernel's.  Lines:
  *
@@ -29,6 +32,8 @@
  * fails or a warm start compiled or ran the JIT. */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +48,11 @@ enum { SIZE = 1024 };
 
 static const char kSig[] =
     "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,1,i32:16,1,i32:16,1,128,128,64,8";
+
+/* The fake driver of the unit tests (its device name says so): kernels do
+ * not run there, so results are not checked. */
+static bool g_fake;
+static bool fake_driver(void) { return g_fake; }
 
 static double now_us(void) {
   struct timespec ts;
@@ -73,28 +83,35 @@ static tlc_runtime *open_device(void) {
     exit(77);
   }
   if (st != TLC_OK) die(rt, st, "tlc_runtime_open");
+  g_fake = strstr(tlc_device_name(rt), "tlc test driver") != NULL;
   return rt;
 }
 
-/* The matmul's buffers and arguments (M = N = K = SIZE, random fp16). */
+/* The matmul's buffers and arguments (M = N = K = SIZE, random fp16 from
+ * seed; C poisoned with NaN). */
 typedef struct Mm {
   tlc_devptr a, b, c;
+  uint16_t *ha, *hb;   /* the inputs as uploaded */
   tlc_arg args[9];
 } Mm;
 
-static void mm_init(tlc_runtime *rt, Mm *mm) {
-  size_t bytes = (size_t)SIZE * SIZE * 2;
-  uint16_t *h = malloc(bytes);
-  ExRng rng = {42};
-  if (!h) exit(1);
+static void mm_init(tlc_runtime *rt, Mm *mm, uint64_t seed) {
+  size_t n = (size_t)SIZE * SIZE, bytes = n * 2;
+  mm->ha = malloc(bytes), mm->hb = malloc(bytes);
+  uint16_t *poison = malloc(bytes);
+  ExRng rng = {seed};
+  if (!mm->ha || !mm->hb || !poison) exit(1);
+  ex_fill_f16(&rng, mm->ha, n, -1.0, 1.0);
+  ex_fill_f16(&rng, mm->hb, n, -1.0, 1.0);
+  for (size_t i = 0; i < n; i++) poison[i] = 0x7e00; /* fp16 NaN: an unwritten element cannot pass */
   tlc_status st;
+  const void *src[3] = {mm->ha, mm->hb, poison};
   tlc_devptr *bufs[3] = {&mm->a, &mm->b, &mm->c};
   for (int i = 0; i < 3; i++) {
     if ((st = tlc_malloc(rt, bytes, bufs[i])) != TLC_OK) die(rt, st, "tlc_malloc");
-    ex_fill_f16(&rng, h, (size_t)SIZE * SIZE, -1.0, 1.0);
-    if ((st = tlc_memcpy_htod(rt, *bufs[i], h, bytes)) != TLC_OK) die(rt, st, "tlc_memcpy_htod");
+    if ((st = tlc_memcpy_htod(rt, *bufs[i], src[i], bytes)) != TLC_OK) die(rt, st, "tlc_memcpy_htod");
   }
-  free(h);
+  free(poison);
   tlc_arg a[9] = {TLC_PTR(mm->a), TLC_PTR(mm->b), TLC_PTR(mm->c), TLC_I32(SIZE), TLC_I32(SIZE),
                   TLC_I32(SIZE),  TLC_I32(SIZE),  TLC_I32(SIZE),  TLC_I32(SIZE)};
   memcpy(mm->args, a, sizeof a);
@@ -123,19 +140,60 @@ static double first_launch(tlc_runtime *rt, tlc_kernel *k, const Mm *mm) {
   return (now_us() - t0) / 1e3;
 }
 
+/* C as the device holds it (fp16 bits, heap). */
+static uint16_t *mm_result(tlc_runtime *rt, const Mm *mm) {
+  size_t bytes = (size_t)SIZE * SIZE * 2;
+  uint16_t *c = malloc(bytes);
+  tlc_status st;
+  if (!c) exit(1);
+  if ((st = tlc_memcpy_dtoh(rt, c, mm->c, bytes)) != TLC_OK) die(rt, st, "tlc_memcpy_dtoh");
+  return c;
+}
+
+/* ||C - A B|| / ||A B|| against a double reference over every 7th row (the
+ * output is checked whole for NaN: unwritten elements keep the poison). */
+static double mm_check(const Mm *mm, const uint16_t *c) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < (size_t)SIZE * SIZE; i++)
+    if (ex_f16_to_f32(c[i]) != ex_f16_to_f32(c[i])) return INFINITY;
+  float *bt = malloc(sizeof *bt * (size_t)SIZE * SIZE);
+  if (!bt) exit(1);
+  for (int k = 0; k < SIZE; k++)
+    for (int j = 0; j < SIZE; j++) bt[(size_t)j * SIZE + k] = ex_f16_to_f32(mm->hb[(size_t)k * SIZE + j]);
+  float *arow = malloc(sizeof *arow * SIZE);
+  for (int i = 0; i < SIZE; i += 7) {
+    for (int k = 0; k < SIZE; k++) arow[k] = ex_f16_to_f32(mm->ha[(size_t)i * SIZE + k]);
+    for (int j = 0; j < SIZE; j++) {
+      double ref = 0;
+      const float *bc = bt + (size_t)j * SIZE;
+      for (int k = 0; k < SIZE; k++) ref += (double)arow[k] * bc[k];
+      double d = ex_f16_to_f32(c[(size_t)i * SIZE + j]) - ref;
+      num += d * d, den += ref * ref;
+    }
+  }
+  free(bt), free(arow);
+  return sqrt(num / den);
+}
+
 /* --child-warm: a new process finding the disk cache warm. */
 static int child_warm(void) {
   tlc_runtime *rt = open_device();
   Mm mm;
-  mm_init(rt, &mm);
+  mm_init(rt, &mm, 42);
   tlc_synchronize(rt);
   double load_ms;
   tlc_kernel *k = load_matmul(rt, &load_ms);
   double launch_ms = first_launch(rt, k, &mm);
   /* a warm start compiles nothing (compile_ms 0) and links nothing
    * (link_ms 0: the cached cubin was loaded) */
-  printf("CHILD load_ms=%.4f first_launch_ms=%.4f compiled=%d jit=%d\n", load_ms, launch_ms,
-         tlc_kernel_compile_ms(k) > 0.0, tlc_kernel_link_ms(k) > 0.0);
+  /* the output's digest: the parent compares it with the result it checked
+   * (the same inputs, the same machine code: the same bits) */
+  uint16_t *c = mm_result(rt, &mm);
+  unsigned long long h = 1469598103934665603ull;
+  for (size_t i = 0; i < (size_t)SIZE * SIZE; i++) h = (h ^ c[i]) * 1099511628211ull;
+  free(c);
+  printf("CHILD load_ms=%.4f first_launch_ms=%.4f compiled=%d jit=%d digest=%016llx\n", load_ms, launch_ms,
+         tlc_kernel_compile_ms(k) > 0.0, tlc_kernel_link_ms(k) > 0.0, h);
   tlc_runtime_close(rt);
   return 0;
 }
@@ -200,14 +258,25 @@ int main(int argc, char **argv) {
   tlc_runtime *rt = open_device();
   printf("DEVICE %s (%s)\n", tlc_device_name(rt), tlc_device_arch(rt));
   Mm mm;
-  mm_init(rt, &mm);
+  mm_init(rt, &mm, 42);
   tlc_synchronize(rt);
 
   double total_ms;
   tlc_kernel *k = load_matmul(rt, &total_ms);
   double launch_ms = first_launch(rt, k, &mm);
-  printf("LATENCY what=cold total_ms=%.3f compile_ms=%.3f link_ms=%.3f first_launch_ms=%.3f\n", total_ms,
-         tlc_kernel_compile_ms(k), tlc_kernel_link_ms(k), launch_ms);
+  uint16_t *c = mm_result(rt, &mm);
+  unsigned long long digest = 1469598103934665603ull;
+  for (size_t i = 0; i < (size_t)SIZE * SIZE; i++) digest = (digest ^ c[i]) * 1099511628211ull;
+  /* fp16 operands, fp32 accumulation, an fp16 result: METHOD.md's bound */
+  double err = fake_driver() ? 0.0 : mm_check(&mm, c);
+  free(c);
+  printf("LATENCY what=cold total_ms=%.3f compile_ms=%.3f link_ms=%.3f first_launch_ms=%.3f rel_err=%.2e%s\n",
+         total_ms, tlc_kernel_compile_ms(k), tlc_kernel_link_ms(k), launch_ms, err,
+         fake_driver() ? " (fake driver: not run)" : "");
+  if (!(err <= 1e-2)) {
+    fprintf(stderr, "tlc_bench_latency: the matmul's result is wrong (relative error %.3g)\n", err);
+    return 1;
+  }
 
   /* warm: new processes, the same cache folder */
   double *load = malloc(sizeof *load * (size_t)reps), *first = malloc(sizeof *first * (size_t)reps);
@@ -224,10 +293,16 @@ int main(int argc, char **argv) {
     FILE *p = popen(cmd, "r");
     char line[512] = "";
     int compiled = -1, jit = -1, got = 0;
+    unsigned long long h = 0;
     while (p && fgets(line, sizeof line, p))
-      if (sscanf(line, "CHILD load_ms=%lf first_launch_ms=%lf compiled=%d jit=%d", &load[r], &first[r], &compiled,
-                 &jit) == 4)
+      if (sscanf(line, "CHILD load_ms=%lf first_launch_ms=%lf compiled=%d jit=%d digest=%llx", &load[r], &first[r],
+                 &compiled, &jit, &h) == 5)
         got = 1;
+    if (got && h != digest && !fake_driver()) {
+      fprintf(stderr, "tlc_bench_latency: warm child %d computed another C (digest %016llx, not %016llx)\n", r, h,
+              digest);
+      return 1;
+    }
     int rc = p ? pclose(p) : -1;
     if (!got || rc != 0) {
       fprintf(stderr, "tlc_bench_latency: warm child %d failed (status %d)\n", r, rc);
@@ -249,6 +324,17 @@ int main(int argc, char **argv) {
   if (st != TLC_OK) die(rt, st, "tlc_kernel_from_file (vector add)");
   tlc_arg va_args[4] = {TLC_PTR(mm.a), TLC_PTR(mm.b), TLC_PTR(mm.c), TLC_I32(1024)};
   launch_rate(rt, va, 1, va_args, 4, calls, "vector_add");
+  /* the launches computed something: the first 1024 floats of C are those of
+   * A and B added (the buffers read as fp32) */
+  float x[1024], y[1024], z[1024];
+  if ((st = tlc_memcpy_dtoh(rt, x, mm.a, sizeof x)) != TLC_OK || (st = tlc_memcpy_dtoh(rt, y, mm.b, sizeof y)) != TLC_OK ||
+      (st = tlc_memcpy_dtoh(rt, z, mm.c, sizeof z)) != TLC_OK)
+    die(rt, st, "tlc_memcpy_dtoh");
+  for (int i = 0; i < 1024 && !fake_driver(); i++)
+    if (!(z[i] == x[i] + y[i]) && !(x[i] + y[i] != x[i] + y[i] && z[i] != z[i])) {
+      fprintf(stderr, "tlc_bench_latency: vector add element %d: %g + %g gave %g\n", i, x[i], y[i], z[i]);
+      return 1;
+    }
   tlc_runtime_close(rt);
   remove_dir(dir);
   if (bad) fprintf(stderr, "tlc_bench_latency: %d warm start(s) compiled or ran the PTX JIT\n", bad);
