@@ -8,8 +8,9 @@ module from its path) at the same config (128x128x64, group 8, 4 warps,
           kernel[grid](...) and torch.cuda.synchronize() (Triton compiles,
           the driver loads the cubin Triton's ptxas made);
   warm    new processes with that cache folder: the same first call;
-  launch  host time of one kernel[grid](...) call on a warm kernel,
-          each call timed alone with time.perf_counter_ns (median, mean).
+  launch  host time of one kernel[grid](...) call on a warm kernel (one
+          program), each call timed alone with time.perf_counter_ns
+          (median, mean), in bursts of 128 with an untimed wait between.
 
 CUDA's initialization and torch's import are outside every figure, as in
 tlc_bench_latency.  Lines:
@@ -48,10 +49,10 @@ def child(launches):
     kernel = mod.grouped_matmul_1d_kernel
     grid = ((SIZE // 128) * (SIZE // 128),)
 
-    def call():
-        kernel[grid](a, b, c, SIZE, SIZE, SIZE, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                     c.stride(0), c.stride(1), BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64,
-                     GROUP_SIZE_M=8, num_warps=4, num_stages=4)
+    def call(m=SIZE, n=SIZE, k=SIZE, g=grid):
+        kernel[g](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                  c.stride(0), c.stride(1), BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64,
+                  GROUP_SIZE_M=8, num_warps=4, num_stages=4)
 
     t0 = time.perf_counter()
     call()
@@ -61,14 +62,19 @@ def child(launches):
     err = ((c.float() - ref).norm() / ref.norm()).item()
     print(f"CHILD first_call_ms={first_ms:.4f} rel_err={err:.2e}", flush=True)
     if launches:
+        # one program (M = N = 128, K = 64: a launch's host cost does not
+        # depend on the size), in bursts of 128 with an untimed wait between,
+        # as tlc_bench_latency times tlc_launch
         for _ in range(100):
-            call()
+            call(128, 128, 64, (1,))
         torch.cuda.synchronize()
         times = []
-        for _ in range(launches):
+        for i in range(launches):
             t0 = time.perf_counter_ns()
-            call()
+            call(128, 128, 64, (1,))
             times.append((time.perf_counter_ns() - t0) / 1e3)
+            if i % 128 == 127:
+                torch.cuda.synchronize()
         torch.cuda.synchronize()
         print(f"PEERS what=launch kernel=matmul median_us={statistics.median(times):.3f} "
               f"mean_us={statistics.fmean(times):.3f} calls={launches}", flush=True)

@@ -12,9 +12,12 @@
  *           end of the first launch; each child also says whether it
  *           compiled or ran the PTX JIT (it must not: warm=... jit=0);
  *   launch  host time of one tlc_launch on a loaded kernel, the matmul (9
- *           arguments) and vector add (4): each call timed alone with
- *           CLOCK_MONOTONIC, median and mean over --launches calls (the
- *           grids are one program, so the device keeps up).
+ *           arguments, 3 tensor maps) and vector add (4): each call timed
+ *           alone with CLOCK_MONOTONIC, median and mean over --launches
+ *           calls, in bursts of 128 with a wait between (one program each,
+ *           so no call waits for a free slot in the device's queue); and
+ *           the driver's own cuLaunchKernel of the vector add, timed alike,
+ *           for scale.
  *
  * Checked: the matmul's first result against a double reference (every 7th
  * row; C poisoned with NaN before), each warm child's result bit for bit
@@ -26,11 +29,13 @@
  *   LATENCY what=warm load_ms=.. first_launch_ms=.. min_load_ms=.. processes=N compiled_or_jit=0
  *           (medians over the processes)
  *   LATENCY what=launch kernel=matmul median_us=.. mean_us=.. calls=N
+ *   LATENCY what=driver kernel=add_kernel median_us=.. mean_us=.. calls=N
  *
  * Options: --reps N (warm processes, default 11), --launches N (default
  * 20000).  Exit 77 (SKIP) without a GPU driver or device; 1 when a step
  * fails or a warm start compiled or ran the JIT. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -198,6 +203,11 @@ static int child_warm(void) {
   return 0;
 }
 
+/* Launches go in bursts of BURST with a wait after each (not timed), so the
+ * device's queue never fills and a call's time is the host's alone, not a
+ * wait for a free slot behind kernels still running. */
+enum { BURST = 128 };
+
 /* Host time per tlc_launch: median and mean, in microseconds. */
 static void launch_rate(tlc_runtime *rt, tlc_kernel *k, unsigned grid, const tlc_arg *args, int nargs,
                         int calls, const char *name) {
@@ -214,9 +224,53 @@ static void launch_rate(tlc_runtime *rt, tlc_kernel *k, unsigned grid, const tlc
     t[i] = now_us() - t0;
     if (st != TLC_OK) die(rt, st, "tlc_launch");
     sum += t[i];
+    if (i % BURST == BURST - 1 && (st = tlc_synchronize(rt)) != TLC_OK) die(rt, st, "tlc_synchronize");
   }
   if ((st = tlc_synchronize(rt)) != TLC_OK) die(rt, st, "tlc_synchronize");
   printf("LATENCY what=launch kernel=%s median_us=%.3f mean_us=%.3f calls=%d\n", name, median(t, calls),
+         sum / calls, calls);
+  free(t);
+}
+
+/* The driver's own cost of the same launch, for scale: k's PTX loaded into a
+ * module of this program's through libcuda itself, launched with
+ * cuLaunchKernel and the same four arguments, timed the same way. */
+typedef int (*pfn_load)(void **, const void *);
+typedef int (*pfn_getfn)(void **, void *, const char *);
+typedef int (*pfn_launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+                          void **, void **);
+typedef int (*pfn_sync)(void);
+
+static void driver_rate(tlc_kernel *k, const char *symbol, void **params, int calls) {
+  const char *lib = getenv("TLC_CUDA_DRIVER");
+  void *h = dlopen(lib && *lib ? lib : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  pfn_load load = h ? (pfn_load)dlsym(h, "cuModuleLoadData") : NULL;
+  pfn_getfn getfn = h ? (pfn_getfn)dlsym(h, "cuModuleGetFunction") : NULL;
+  pfn_launch launch = h ? (pfn_launch)dlsym(h, "cuLaunchKernel") : NULL;
+  pfn_sync sync = h ? (pfn_sync)dlsym(h, "cuCtxSynchronize") : NULL;
+  void *mod = NULL, *fn = NULL;
+  if (!load || !getfn || !launch || !sync || load(&mod, tlc_kernel_ptx(k)) || getfn(&fn, mod, symbol)) {
+    printf("LATENCY what=driver kernel=%s skipped (the driver's entry points or the module)\n", symbol);
+    return;
+  }
+  unsigned threads = 32u * (unsigned)tlc_kernel_num_warps(k);
+  double *t = malloc(sizeof *t * (size_t)calls), sum = 0;
+  for (int i = 0; i < 100; i++) launch(fn, 1, 1, 1, threads, 1, 1, 0, NULL, params, NULL);
+  sync();
+  for (int i = 0; i < calls; i++) {
+    double t0 = now_us();
+    int r = launch(fn, 1, 1, 1, threads, 1, 1, 0, NULL, params, NULL);
+    t[i] = now_us() - t0;
+    sum += t[i];
+    if (r) {
+      printf("LATENCY what=driver kernel=%s failed (CUresult %d)\n", symbol, r);
+      free(t);
+      return;
+    }
+    if (i % BURST == BURST - 1) sync();
+  }
+  sync();
+  printf("LATENCY what=driver kernel=%s median_us=%.3f mean_us=%.3f calls=%d\n", symbol, median(t, calls),
          sum / calls, calls);
   free(t);
 }
@@ -315,7 +369,12 @@ int main(int argc, char **argv) {
   free(load);
   free(first);
 
-  launch_rate(rt, k, kGrid, mm.args, 9, calls, "matmul");
+  /* the matmul's launch cost on a one-program problem (M = N = 128, K = 64):
+   * what a launch costs the host does not depend on the size */
+  tlc_arg small[9];
+  memcpy(small, mm.args, sizeof small);
+  small[3] = TLC_I32(128), small[4] = TLC_I32(128), small[5] = TLC_I32(64);
+  launch_rate(rt, k, 1, small, 9, calls, "matmul");
   /* vector add: 4 arguments, one program */
   char path[4096];
   ex_tile_path("vector_add/vector_add.tile", path, sizeof path);
@@ -324,6 +383,11 @@ int main(int argc, char **argv) {
   if (st != TLC_OK) die(rt, st, "tlc_kernel_from_file (vector add)");
   tlc_arg va_args[4] = {TLC_PTR(mm.a), TLC_PTR(mm.b), TLC_PTR(mm.c), TLC_I32(1024)};
   launch_rate(rt, va, 1, va_args, 4, calls, "vector_add");
+  {
+    int32_t n = 1024;
+    void *params[4] = {&va_args[0].v.ptr, &va_args[1].v.ptr, &va_args[2].v.ptr, &n};
+    if (!fake_driver()) driver_rate(va, "add_kernel", params, calls);
+  }
   /* the launches computed something: the first 1024 floats of C are those of
    * A and B added (the buffers read as fp32) */
   float x[1024], y[1024], z[1024];
