@@ -122,23 +122,23 @@ LLVMValueRef cg_binary(CgCtx *cg, const Op *op, OpKind k, DType d, LLVMValueRef 
   }
   bool s = dt_is_signed(d);
   switch (k) {
-  case OP_ADD: return LLVMBuildAdd(B, a, b, "");
-  case OP_SUB: return LLVMBuildSub(B, a, b, "");
-  case OP_MUL: return LLVMBuildMul(B, a, b, "");
+  case OP_ADD: return cg_build_add(B, a, b, "");
+  case OP_SUB: return cg_build_sub(B, a, b, "");
+  case OP_MUL: return cg_build_mul(B, a, b, "");
   case OP_DIV: return s ? LLVMBuildSDiv(B, a, b, "") : LLVMBuildUDiv(B, a, b, "");
   case OP_REM: return s ? LLVMBuildSRem(B, a, b, "") : LLVMBuildURem(B, a, b, "");
-  case OP_AND: return LLVMBuildAnd(B, a, b, "");
-  case OP_OR: return LLVMBuildOr(B, a, b, "");
-  case OP_XOR: return LLVMBuildXor(B, a, b, "");
-  case OP_SHL: return LLVMBuildShl(B, a, b, "");
-  case OP_SHR: return s ? LLVMBuildAShr(B, a, b, "") : LLVMBuildLShr(B, a, b, "");
+  case OP_AND: return cg_build_and(B, a, b, "");
+  case OP_OR: return cg_build_or(B, a, b, "");
+  case OP_XOR: return cg_build_xor(B, a, b, "");
+  case OP_SHL: return cg_build_shl(B, a, b, "");
+  case OP_SHR: return s ? cg_build_ashr(B, a, b, "") : cg_build_lshr(B, a, b, "");
   case OP_MIN: return cg_max_min(cg, d, false, false, a, b);
   case OP_MAX: return cg_max_min(cg, d, true, false, a, b);
   case OP_UMULHI: {
     unsigned w = (unsigned)dt_bits(d);
     LLVMTypeRef wide = LLVMIntTypeInContext(cg->ctx, 2 * w);
-    LLVMValueRef p = LLVMBuildMul(B, LLVMBuildZExt(B, a, wide, ""), LLVMBuildZExt(B, b, wide, ""), "");
-    p = LLVMBuildLShr(B, p, cg_int(wide, w), "");
+    LLVMValueRef p = cg_build_mul(B, LLVMBuildZExt(B, a, wide, ""), LLVMBuildZExt(B, b, wide, ""), "");
+    p = cg_build_lshr(B, p, cg_int(wide, w), "");
     return LLVMBuildTrunc(B, p, cg_type(cg, d), "");
   }
   default: break;
@@ -217,8 +217,8 @@ static LLVMValueRef unary(CgCtx *cg, const Op *op, DType d, LLVMValueRef x) {
     return LLVMBuildNot(B, x, "");
   }
   if (is_fp8(d) && (k == OP_NEG || k == OP_ABS)) /* the sign bit, on any target */
-    return k == OP_NEG ? LLVMBuildXor(B, x, LLVMConstInt(cg->t_i8, 0x80, 0), "")
-                       : LLVMBuildAnd(B, x, LLVMConstInt(cg->t_i8, 0x7f, 0), "");
+    return k == OP_NEG ? cg_build_xor(B, x, LLVMConstInt(cg->t_i8, 0x80, 0), "")
+                       : cg_build_and(B, x, LLVMConstInt(cg->t_i8, 0x7f, 0), "");
   if (k == OP_NEG) {
     if (d == DT_PTR) {
       cg_error(cg, op, "negation of %s", dt_name(d));
@@ -286,14 +286,14 @@ static LLVMValueRef fp8_to_f16(CgCtx *cg, const Op *op, DType from, LLVMValueRef
   LLVMBuilderRef B = cg->b;
   LLVMValueRef w = LLVMBuildZExt(B, v, cg->t_i16, "");
   if (from == DT_F8E5M2) {
-    w = LLVMBuildShl(B, w, LLVMConstInt(cg->t_i16, 8, 0), "");
+    w = cg_build_shl(B, w, LLVMConstInt(cg->t_i16, 8, 0), "");
     return LLVMBuildBitCast(B, w, cg->t_f16, "");
   }
   if (cg->capability < 89) {
-    LLVMValueRef mag = LLVMBuildAnd(B, w, LLVMConstInt(cg->t_i16, 0x7f, 0), "");
-    LLVMValueRef sign = LLVMBuildShl(B, LLVMBuildAnd(B, w, LLVMConstInt(cg->t_i16, 0x80, 0), ""),
+    LLVMValueRef mag = cg_build_and(B, w, LLVMConstInt(cg->t_i16, 0x7f, 0), "");
+    LLVMValueRef sign = cg_build_shl(B, cg_build_and(B, w, LLVMConstInt(cg->t_i16, 0x80, 0), ""),
                                      LLVMConstInt(cg->t_i16, 8, 0), "");
-    LLVMValueRef bits = LLVMBuildOr(B, sign, LLVMBuildShl(B, mag, LLVMConstInt(cg->t_i16, 7, 0), ""), "");
+    LLVMValueRef bits = cg_build_or(B, sign, cg_build_shl(B, mag, LLVMConstInt(cg->t_i16, 7, 0), ""), "");
     LLVMValueRef h = LLVMBuildFMul(B, LLVMBuildBitCast(B, bits, cg->t_f16, ""), LLVMConstReal(cg->t_f16, 256.0), "");
     LLVMValueRef nan = LLVMBuildICmp(B, LLVMIntEQ, mag, LLVMConstInt(cg->t_i16, 0x7f, 0), "");
     return LLVMBuildSelect(B, nan, LLVMConstReal(cg->t_f16, NAN), h, "");
@@ -414,7 +414,7 @@ static LLVMValueRef lower_elem(CgCtx *cg, Op *op, CgVal **x, int i) {
   case OP_BITCAST: return bitcast(cg, op, a, d0, rd);
   case OP_FMA: {
     LLVMValueRef b = cg_el(x[1], i), c = cg_el(x[2], i);
-    if (!dt_is_float(rd)) return LLVMBuildAdd(cg->b, LLVMBuildMul(cg->b, a, b, ""), c, "");
+    if (!dt_is_float(rd)) return cg_build_add(cg->b, cg_build_mul(cg->b, a, b, ""), c, "");
     LLVMValueRef args[3] = {a, b, c};
     if (is_fp8(rd)) { /* in fp32, rounded back once (sm_89) */
       for (int k = 0; k < 3; k++) args[k] = cg_cast_scalar(cg, op, args[k], rd, DT_F32);

@@ -124,7 +124,7 @@ void cg_lower_for(CgCtx *cg, Op *op) {
   if (!y || y->kind != OP_YIELD || y->noperands != nargs) {
     cg_error(cg, op, "for body must end in yield of %d values", nargs);
   } else {
-    LLVMValueRef next = LLVMBuildAdd(cg->b, iv, step, "iv.next");
+    LLVMValueRef next = cg_build_add(cg->b, iv, step, "iv.next");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
     LLVMAddIncoming(iv, &next, &latch, 1);
     for (int k = 0; k < nargs; k++) add_incoming(cg, op, &phis[k], cg_get(cg, y, y->operands[k]), latch);

@@ -90,9 +90,9 @@ typedef struct Scratch {
 static LLVMValueRef scratch_addr(CgCtx *cg, const Scratch *s, LLVMValueRef lin) {
   if (s->pad && s->last > 1) {
     LLVMValueRef row = LLVMBuildUDiv(cg->b, lin, cg_i32(cg, s->last), "");
-    lin = LLVMBuildAdd(cg->b, lin, LLVMBuildMul(cg->b, row, cg_i32(cg, s->pad), ""), "");
+    lin = cg_build_add(cg->b, lin, cg_build_mul(cg->b, row, cg_i32(cg, s->pad), ""), "");
   }
-  return cg_smem_ptr(cg, LLVMBuildMul(cg->b, lin, cg_i32(cg, s->eb), ""));
+  return cg_smem_ptr(cg, cg_build_mul(cg->b, lin, cg_i32(cg, s->eb), ""));
 }
 
 static void smem_store(CgCtx *cg, const Scratch *s, LLVMValueRef lin, LLVMValueRef *el, int vec) {
@@ -260,7 +260,7 @@ static void lower_arange(CgCtx *cg, Op *op) {
   for (int i = 0; i < f.count; i++) {
     LLVMValueRef c = cg_coord(cg, &f, i, 0);
     if (t != cg->t_i32) c = LLVMBuildZExt(cg->b, c, t, "");
-    e[i] = op->attr.start ? LLVMBuildAdd(cg->b, c, cg_int(t, op->attr.start), "") : c;
+    e[i] = op->attr.start ? cg_build_add(cg->b, c, cg_int(t, op->attr.start), "") : c;
   }
   cg_set(cg, op->results[0], e, f.count);
 }

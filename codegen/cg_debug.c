@@ -150,7 +150,7 @@ static LLVMValueRef generic_string(CgCtx *cg, const char *text) {
 void cg_lower_assert(CgCtx *cg, Op *op) {
   CgVal *c = cg_get(cg, op, op->operands[0]);
   LLVMValueRef ok = NULL;
-  for (int i = 0; i < c->n; i++) ok = ok ? LLVMBuildAnd(cg->b, ok, c->v[i], "") : c->v[i];
+  for (int i = 0; i < c->n; i++) ok = ok ? cg_build_and(cg->b, ok, c->v[i], "") : c->v[i];
   if (!ok) return;
   LLVMBasicBlockRef cont = cg_begin_guard(cg, LLVMBuildNot(cg->b, ok, "assert.fails"));
   LLVMTypeRef gp = LLVMPointerTypeInContext(cg->ctx, 0);

@@ -33,8 +33,8 @@ static int log2i(int64_t x) {
 
 static LLVMValueRef warp_index(CgCtx *cg, int shift, int n) {
   LLVMValueRef w = cg->warp;
-  if (shift) w = LLVMBuildLShr(cg->b, w, cg_i32(cg, shift), "");
-  return LLVMBuildAnd(cg->b, w, cg_i32(cg, n - 1), "");
+  if (shift) w = cg_build_lshr(cg->b, w, cg_i32(cg, shift), "");
+  return cg_build_and(cg->b, w, cg_i32(cg, n - 1), "");
 }
 
 static void split_words(CgCtx *cg, DType d, LLVMValueRef word, LLVMValueRef *out) {
@@ -57,13 +57,13 @@ static bool ldmatrix_tile(CgCtx *cg, const Type *t, const CgBuf *b, const Layout
   int kdim = o + (a ? 1 : 0);
   bool trans = b->cdim != kdim;
   LLVMValueRef lane = cg->lane;
-  LLVMValueRef mat = LLVMBuildLShr(cg->b, lane, cg_i32(cg, 3), "");
-  LLVMValueRef r8 = LLVMBuildAnd(cg->b, lane, cg_i32(cg, 7), "");
-  LLVMValueRef mhi = LLVMBuildAnd(cg->b, mat, cg_i32(cg, 1), "");           /* matrix bit 0 */
-  LLVMValueRef mlo = LLVMBuildLShr(cg->b, mat, cg_i32(cg, 1), "");          /* matrix bit 1 */
+  LLVMValueRef mat = cg_build_lshr(cg->b, lane, cg_i32(cg, 3), "");
+  LLVMValueRef r8 = cg_build_and(cg->b, lane, cg_i32(cg, 7), "");
+  LLVMValueRef mhi = cg_build_and(cg->b, mat, cg_i32(cg, 1), "");           /* matrix bit 0 */
+  LLVMValueRef mlo = cg_build_lshr(cg->b, mat, cg_i32(cg, 1), "");          /* matrix bit 1 */
   LLVMValueRef wo = a ? warp_index(cg, 0, wm) : warp_index(cg, log2i(wm), wn);
-  LLVMValueRef wbase = LLVMBuildMul(cg->b, wo, cg_i32(cg, a ? 16 : 8), "");
-  wbase = LLVMBuildAnd(cg->b, wbase, cg_i32(cg, (int)(O - 1)), ""); /* replicas wrap */
+  LLVMValueRef wbase = cg_build_mul(cg->b, wo, cg_i32(cg, a ? 16 : 8), "");
+  wbase = cg_build_and(cg->b, wbase, cg_i32(cg, (int)(O - 1)), ""); /* replicas wrap */
   const char *name = trans ? "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16"
                            : "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16";
   int lk = log2i(RK);
@@ -72,23 +72,23 @@ static bool ldmatrix_tile(CgCtx *cg, const Type *t, const CgBuf *b, const Layout
       LLVMValueRef orow, kcol;
       if (a) {
         /* matrix i: rows (i & 1) * 8, k (i >> 1) * 8 of the m16k16 tile */
-        orow = LLVMBuildAdd(cg->b, wbase, cg_i32(cg, (int64_t)ro * 16 * wm), "");
-        orow = LLVMBuildAdd(cg->b, orow, LLVMBuildShl(cg->b, mhi, cg_i32(cg, 3), ""), "");
-        kcol = LLVMBuildAdd(cg->b, cg_i32(cg, (int64_t)rk * 16), LLVMBuildShl(cg->b, mlo, cg_i32(cg, 3), ""), "");
+        orow = cg_build_add(cg->b, wbase, cg_i32(cg, (int64_t)ro * 16 * wm), "");
+        orow = cg_build_add(cg->b, orow, cg_build_shl(cg->b, mhi, cg_i32(cg, 3), ""), "");
+        kcol = cg_build_add(cg->b, cg_i32(cg, (int64_t)rk * 16), cg_build_shl(cg->b, mlo, cg_i32(cg, 3), ""), "");
       } else {
         /* matrix i: k (i & 1) * 8, n tile ro + (i >> 1) */
         int ro2 = ro + 1 < RO ? ro + 1 : ro;
         LLVMValueRef tile = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, mlo, cg_i32(cg, 0), ""),
                                             cg_i32(cg, (int64_t)ro2 * 8 * wn), cg_i32(cg, (int64_t)ro * 8 * wn), "");
-        orow = LLVMBuildAdd(cg->b, wbase, tile, "");
-        kcol = LLVMBuildAdd(cg->b, cg_i32(cg, (int64_t)rk * 16), LLVMBuildShl(cg->b, mhi, cg_i32(cg, 3), ""), "");
+        orow = cg_build_add(cg->b, wbase, tile, "");
+        kcol = cg_build_add(cg->b, cg_i32(cg, (int64_t)rk * 16), cg_build_shl(cg->b, mhi, cg_i32(cg, 3), ""), "");
       }
       LLVMValueRef row, col;
       if (!trans) { /* memory rows along O (m or n), 8 consecutive k */
-        row = LLVMBuildAdd(cg->b, orow, r8, "");
+        row = cg_build_add(cg->b, orow, r8, "");
         col = kcol;
       } else {      /* memory rows along k, 8 consecutive m or n */
-        row = LLVMBuildAdd(cg->b, kcol, r8, "");
+        row = cg_build_add(cg->b, kcol, r8, "");
         col = orow;
       }
       LLVMValueRef ptr = cg_buf_addr(cg, b, row, col);
@@ -301,7 +301,7 @@ static void lower_fma_dot(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb,
         LLVMValueRef args[3] = {x, y, v};
         v = cg_intrin(cg, "llvm.fma", &ft, 1, args, 3);
       } else {
-        v = LLVMBuildAdd(cg->b, v, LLVMBuildMul(cg->b, x, y, ""), "");
+        v = cg_build_add(cg->b, v, cg_build_mul(cg->b, x, y, ""), "");
       }
     }
     acc[i] = v;

@@ -44,16 +44,16 @@ void cg_lower_flip(CgCtx *cg, Op *op) {
     LLVMValueRef lin = cg_i32(cg, 0);
     for (int d = 0; d < t->rank; d++) {
       LLVMValueRef c = cg_coord(cg, &f, i, d);
-      if (d == axis) c = LLVMBuildSub(B, cg_i32(cg, len - 1), c, "");
-      lin = LLVMBuildAdd(B, lin, LLVMBuildMul(B, c, cg_i32(cg, stride[d]), ""), "");
+      if (d == axis) c = cg_build_sub(B, cg_i32(cg, len - 1), c, "");
+      lin = cg_build_add(B, lin, cg_build_mul(B, c, cg_i32(cg, stride[d]), ""), "");
     }
-    LLVMValueRef byte = LLVMBuildMul(B, lin, cg_i32(cg, eb), "");
+    LLVMValueRef byte = cg_build_mul(B, lin, cg_i32(cg, eb), "");
     LLVMValueRef s = LLVMBuildStore(B, cg_to_mem(cg, t->dtype, cg_el(x, i)), cg_smem_ptr(cg, byte));
     LLVMSetAlignment(s, (unsigned)eb);
   }
   cg_barrier(cg);
   for (int i = 0; i < n; i++) {
-    LLVMValueRef byte = LLVMBuildMul(B, cg_linear(cg, &f, i, stride), cg_i32(cg, eb), "");
+    LLVMValueRef byte = cg_build_mul(B, cg_linear(cg, &f, i, stride), cg_i32(cg, eb), "");
     LLVMValueRef ld = LLVMBuildLoad2(B, cg_mem_type(cg, t->dtype), cg_smem_ptr(cg, byte), "");
     LLVMSetAlignment(ld, (unsigned)eb);
     out[i] = cg_from_mem(cg, t->dtype, ld);

@@ -30,7 +30,7 @@ void cg_lower_gather(CgCtx *cg, Op *op) {
   cg_smem_request(cg, op, ty_numel(st) * eb);
   LLVMBuilderRef B = cg->b;
   for (int i = 0; i < fs.count; i++) {
-    LLVMValueRef byte = LLVMBuildMul(B, cg_linear(cg, &fs, i, stride), cg_i32(cg, eb), "");
+    LLVMValueRef byte = cg_build_mul(B, cg_linear(cg, &fs, i, stride), cg_i32(cg, eb), "");
     LLVMValueRef w = LLVMBuildStore(B, cg_to_mem(cg, d, cg_el(src, i)), cg_smem_ptr(cg, byte));
     LLVMSetAlignment(w, (unsigned)eb);
   }
@@ -41,12 +41,12 @@ void cg_lower_gather(CgCtx *cg, Op *op) {
     int bits = dt_bits(it->dtype);
     if (bits > 32) k = LLVMBuildTrunc(B, k, cg->t_i32, "");
     else if (bits < 32) k = LLVMBuildZExt(B, k, cg->t_i32, "");
-    k = LLVMBuildAnd(B, k, cg_i32(cg, st->shape[axis] - 1), "");
-    LLVMValueRef lin = LLVMBuildMul(B, k, cg_i32(cg, stride[axis]), "");
+    k = cg_build_and(B, k, cg_i32(cg, st->shape[axis] - 1), "");
+    LLVMValueRef lin = cg_build_mul(B, k, cg_i32(cg, stride[axis]), "");
     for (int dd = 0; dd < st->rank; dd++)
       if (dd != axis)
-        lin = LLVMBuildAdd(B, lin, LLVMBuildMul(B, cg_coord(cg, &fi, i, dd), cg_i32(cg, stride[dd]), ""), "");
-    LLVMValueRef byte = LLVMBuildMul(B, lin, cg_i32(cg, eb), "");
+        lin = cg_build_add(B, lin, cg_build_mul(B, cg_coord(cg, &fi, i, dd), cg_i32(cg, stride[dd]), ""), "");
+    LLVMValueRef byte = cg_build_mul(B, lin, cg_i32(cg, eb), "");
     LLVMValueRef ld = LLVMBuildLoad2(B, cg_mem_type(cg, d), cg_smem_ptr(cg, byte), "");
     LLVMSetAlignment(ld, (unsigned)eb);
     out[i] = cg_from_mem(cg, d, ld);

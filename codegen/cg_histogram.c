@@ -23,7 +23,7 @@ void cg_lower_histogram(CgCtx *cg, Op *op) {
   cg_smem_request(cg, op, bins * 4);
   LLVMBuilderRef B = cg->b;
   for (int i = 0; i < fr.count; i++) {
-    LLVMValueRef byte = LLVMBuildMul(B, cg_linear(cg, &fr, i, &one), cg_i32(cg, 4), "");
+    LLVMValueRef byte = cg_build_mul(B, cg_linear(cg, &fr, i, &one), cg_i32(cg, 4), "");
     LLVMValueRef st = LLVMBuildStore(B, cg_i32(cg, 0), cg_smem_ptr(cg, byte));
     LLVMSetAlignment(st, 4);
   }
@@ -37,19 +37,19 @@ void cg_lower_histogram(CgCtx *cg, Op *op) {
     LLVMTypeRef vt = LLVMTypeOf(v);
     /* in range: 0 <= v < bins, one unsigned compare in the value's width */
     LLVMValueRef in = LLVMBuildICmp(B, LLVMIntULT, v, LLVMConstInt(vt, (unsigned long long)bins, 0), "");
-    if (mask) in = LLVMBuildAnd(B, in, cg_el(mask, i), "");
+    if (mask) in = cg_build_and(B, in, cg_el(mask, i), "");
     LLVMValueRef k = LLVMTypeOf(v) == cg->t_i32 ? v : LLVMBuildTrunc(B, v, cg->t_i32, "");
     /* out of range: add 0 to bin 0 (no branch per element) */
     k = LLVMBuildSelect(B, in, k, cg_i32(cg, 0), "");
     LLVMValueRef inc = LLVMBuildZExt(B, in, cg->t_i32, "");
-    LLVMValueRef ptr = cg_smem_ptr(cg, LLVMBuildMul(B, k, cg_i32(cg, 4), ""));
+    LLVMValueRef ptr = cg_smem_ptr(cg, cg_build_mul(B, k, cg_i32(cg, 4), ""));
     LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpAdd, ptr, inc, LLVMAtomicOrderingMonotonic, 0);
   }
   cg_end_guard(cg, cont);
   cg_barrier(cg);
   LLVMValueRef *out = ARENA_ARRAY(&cg->arena, LLVMValueRef, fr.count);
   for (int i = 0; i < fr.count; i++) {
-    LLVMValueRef byte = LLVMBuildMul(B, cg_linear(cg, &fr, i, &one), cg_i32(cg, 4), "");
+    LLVMValueRef byte = cg_build_mul(B, cg_linear(cg, &fr, i, &one), cg_i32(cg, 4), "");
     LLVMValueRef ld = LLVMBuildLoad2(B, cg->t_i32, cg_smem_ptr(cg, byte), "");
     LLVMSetAlignment(ld, 4);
     out[i] = ld;

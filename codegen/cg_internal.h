@@ -153,6 +153,19 @@ LLVMValueRef cg_true(CgCtx *cg);
 LLVMValueRef cg_zero(CgCtx *cg, DType d);
 bool cg_is_const_int(LLVMValueRef v, int64_t *out);
 LLVMValueRef cg_and(CgCtx *cg, LLVMValueRef a, LLVMValueRef b); /* NULL = true */
+/* LLVMBuildAdd & co. that build nothing for an identity (x + 0, x * 1,
+ * x & -1, x << 0, ...: the operand) or an absorbing constant (x * 0, x & 0:
+ * the zero), scalar integers; codegen builds its integer arithmetic with
+ * these (cg_util.c). */
+LLVMValueRef cg_build_add(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name);
+LLVMValueRef cg_build_sub(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name);
+LLVMValueRef cg_build_mul(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name);
+LLVMValueRef cg_build_and(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name);
+LLVMValueRef cg_build_or(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name);
+LLVMValueRef cg_build_xor(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name);
+LLVMValueRef cg_build_shl(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name);
+LLVMValueRef cg_build_lshr(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name);
+LLVMValueRef cg_build_ashr(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name);
 
 /* Call an LLVM intrinsic by name, overloaded on `tys`. */
 LLVMValueRef cg_intrin(CgCtx *cg, const char *name, LLVMTypeRef *tys, int ntys,

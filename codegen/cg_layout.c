@@ -81,11 +81,11 @@ int cg_nelems(CgCtx *cg, const Type *t) {
 
 void cg_thread_init(CgCtx *cg) {
   cg->tid = cg_sreg(cg, cg->pro, "tid.x");
-  cg->lane = LLVMBuildAnd(cg->pro, cg->tid, cg_i32(cg, 31), "lane");
+  cg->lane = cg_build_and(cg->pro, cg->tid, cg_i32(cg, 31), "lane");
   /* The warp index through a shuffle from lane 0: ptxas then knows it is
    * warp-uniform and keeps what is computed from it (wgmma descriptors,
    * warpgroup offsets) in uniform registers. */
-  LLVMValueRef w = LLVMBuildLShr(cg->pro, cg->tid, cg_i32(cg, 5), "");
+  LLVMValueRef w = cg_build_lshr(cg->pro, cg->tid, cg_i32(cg, 5), "");
   LLVMValueRef args[4] = {cg_i32(cg, -1), w, cg_i32(cg, 0), cg_i32(cg, 31)};
   unsigned id = LLVMLookupIntrinsicID("llvm.nvvm.shfl.sync.idx.i32", 27);
   LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, NULL, 0);
@@ -108,10 +108,10 @@ static LLVMValueRef bits_part(CgCtx *cg, LLVMValueRef x, const int64_t (*bases)[
     if (!v) continue;
     *mask |= v;
     int sh = log2i(v);
-    LLVMValueRef bit = LLVMBuildAnd(b, x, cg_i32(cg, 1 << k), "");
-    if (sh > k) bit = LLVMBuildShl(b, bit, cg_i32(cg, sh - k), "");
-    else if (sh < k) bit = LLVMBuildLShr(b, bit, cg_i32(cg, k - sh), "");
-    acc = acc ? LLVMBuildOr(b, acc, bit, "") : bit;
+    LLVMValueRef bit = cg_build_and(b, x, cg_i32(cg, 1 << k), "");
+    if (sh > k) bit = cg_build_shl(b, bit, cg_i32(cg, sh - k), "");
+    else if (sh < k) bit = cg_build_lshr(b, bit, cg_i32(cg, k - sh), "");
+    acc = acc ? cg_build_or(b, acc, bit, "") : bit;
   }
   return acc;
 }
@@ -153,8 +153,8 @@ LLVMValueRef cg_coord(CgCtx *cg, const CgFrag *f, int i, int tdim) {
   cg_reg_coord(f, i, c);
   LLVMValueRef v = p->off[tdim];
   if (!c[tdim]) return v;
-  if (p->bits[tdim] & c[tdim]) return LLVMBuildXor(cg->b, v, cg_i32(cg, c[tdim]), "");
-  return LLVMBuildAdd(cg->b, v, cg_i32(cg, c[tdim]), "");
+  if (p->bits[tdim] & c[tdim]) return cg_build_xor(cg->b, v, cg_i32(cg, c[tdim]), "");
+  return cg_build_add(cg->b, v, cg_i32(cg, c[tdim]), "");
 }
 
 LLVMValueRef cg_linear(CgCtx *cg, const CgFrag *f, int i, const int64_t *strides) {
@@ -162,8 +162,8 @@ LLVMValueRef cg_linear(CgCtx *cg, const CgFrag *f, int i, const int64_t *strides
   for (int t = 0; t < f->rank; t++) {
     if (f->ll.shape[t] == 1 || strides[t] == 0) continue;
     LLVMValueRef c = cg_coord(cg, f, i, t);
-    if (strides[t] != 1) c = LLVMBuildMul(cg->b, c, cg_i32(cg, strides[t]), "");
-    acc = acc ? LLVMBuildAdd(cg->b, acc, c, "") : c;
+    if (strides[t] != 1) c = cg_build_mul(cg->b, c, cg_i32(cg, strides[t]), "");
+    acc = acc ? cg_build_add(cg->b, acc, c, "") : c;
   }
   return acc ? acc : cg_i32(cg, 0);
 }
@@ -212,10 +212,10 @@ LLVMValueRef cg_owner(CgCtx *cg, const Type *t) {
     CgFrag f;
     if (t->layout && cg_frag_of(t->layout, t->rank, t->shape, &f)) {
       int lz = cg_lane_zero_mask(&f), wz = cg_warp_zero_mask(&f);
-      if (lz) pred = LLVMBuildICmp(cg->pro, LLVMIntEQ, LLVMBuildAnd(cg->pro, cg->lane, cg_i32(cg, lz), ""), cg_i32(cg, 0), "");
+      if (lz) pred = LLVMBuildICmp(cg->pro, LLVMIntEQ, cg_build_and(cg->pro, cg->lane, cg_i32(cg, lz), ""), cg_i32(cg, 0), "");
       if (wz) {
-        LLVMValueRef c = LLVMBuildICmp(cg->pro, LLVMIntEQ, LLVMBuildAnd(cg->pro, cg->warp, cg_i32(cg, wz), ""), cg_i32(cg, 0), "");
-        pred = pred ? LLVMBuildAnd(cg->pro, pred, c, "") : c;
+        LLVMValueRef c = LLVMBuildICmp(cg->pro, LLVMIntEQ, cg_build_and(cg->pro, cg->warp, cg_i32(cg, wz), ""), cg_i32(cg, 0), "");
+        pred = pred ? cg_build_and(cg->pro, pred, c, "") : c;
       }
     }
   }

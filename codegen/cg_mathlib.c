@@ -128,7 +128,7 @@ static LLVMValueRef inv_erf_core(CgCtx *cg, LLVMValueRef a, LLVMValueRef tail, L
   LLVMValueRef b = madd(cg, fc(cg, D, 2 / (M_PI * k)), mmul(cg, l, fc(cg, D, 0.5)));
   LLVMValueRef r = msub(cg, mmul(cg, b, b), mdiv(cg, l, fc(cg, D, k)));
   LLVMValueRef x = intrin1(cg, "llvm.sqrt", msub(cg, intrin1(cg, "llvm.sqrt", r), b));
-  LLVMValueRef small = LLVMBuildAnd(cg->b, center, LLVMBuildFCmp(cg->b, LLVMRealOLT, a, fc(cg, D, 0.01), ""), "");
+  LLVMValueRef small = cg_build_and(cg->b, center, LLVMBuildFCmp(cg->b, LLVMRealOLT, a, fc(cg, D, 0.01), ""), "");
   x = LLVMBuildSelect(cg->b, small, mmul(cg, a, fc(cg, D, 0.88622692545275801)), x, "");
   x = fsel(cg, LLVMRealOGT, x, fc(cg, D, 27), fc(cg, D, 27), x); /* erfc(27.2) is fp64's last nonzero */
   LLVMValueRef log_tail = clc1(cg, "log", D, tail);
@@ -178,7 +178,7 @@ static void body_erfcinv(CgCtx *cg, DType d, LLVMValueRef *p, LLVMValueRef *ret)
   x = LLVMBuildSelect(cg->b, upper, LLVMBuildFNeg(cg->b, x, ""), x, "");
   x = fsel(cg, LLVMRealOEQ, t, fc(cg, D, 0), fc(cg, D, INFINITY), x);
   x = fsel(cg, LLVMRealOEQ, t, fc(cg, D, 2), fc(cg, D, -INFINITY), x);
-  LLVMValueRef out = LLVMBuildOr(cg->b, LLVMBuildFCmp(cg->b, LLVMRealULT, t, fc(cg, D, 0), ""),
+  LLVMValueRef out = cg_build_or(cg->b, LLVMBuildFCmp(cg->b, LLVMRealULT, t, fc(cg, D, 0), ""),
                                  LLVMBuildFCmp(cg->b, LLVMRealOGT, t, fc(cg, D, 2), ""), "");
   x = LLVMBuildSelect(cg->b, out, fc(cg, D, NAN), x, "");
   *ret = d == DT_F64 ? x : LLVMBuildFPTrunc(cg->b, x, cg->t_f32, "");
@@ -229,7 +229,7 @@ static LLVMValueRef rhypot(CgCtx *cg, DType d, LLVMValueRef *a) {
   LLVMValueRef x = d == D ? a[0] : LLVMBuildFPExt(B, a[0], cg->t_f64, "");
   LLVMValueRef y = d == D ? a[1] : LLVMBuildFPExt(B, a[1], cg->t_f64, "");
   LLVMValueRef ax = intrin1(cg, "llvm.fabs", x), ay = intrin1(cg, "llvm.fabs", y);
-  LLVMValueRef any_inf = LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealOEQ, ax, inf, ""),
+  LLVMValueRef any_inf = cg_build_or(B, LLVMBuildFCmp(B, LLVMRealOEQ, ax, inf, ""),
                                      LLVMBuildFCmp(B, LLVMRealOEQ, ay, inf, ""), "");
   LLVMValueRef r;
   if (d != D) { /* exact squares, one rounding of the sum: contraction is harmless */
@@ -240,9 +240,9 @@ static LLVMValueRef rhypot(CgCtx *cg, DType d, LLVMValueRef *a) {
 #define FMA(p, q, s) (fma3[0] = (p), fma3[1] = (q), fma3[2] = (s), intrin(cg, "llvm.fma", fma3, 3, true))
     LLVMValueRef m = intrin(cg, "llvm.maxnum", (LLVMValueRef[]){ax, ay}, 2, true);
     LLVMValueRef s = intrin(cg, "llvm.minnum", (LLVMValueRef[]){ax, ay}, 2, true);
-    LLVMValueRef e = LLVMBuildLShr(B, LLVMBuildBitCast(B, m, cg->t_i64, ""), LLVMConstInt(cg->t_i64, 52, 0), "");
+    LLVMValueRef e = cg_build_lshr(B, LLVMBuildBitCast(B, m, cg->t_i64, ""), LLVMConstInt(cg->t_i64, 52, 0), "");
     e = intrin(cg, "llvm.umin", (LLVMValueRef[]){e, LLVMConstInt(cg->t_i64, 2045, 0)}, 2, true);
-    LLVMValueRef sbits = LLVMBuildShl(B, LLVMBuildSub(B, LLVMConstInt(cg->t_i64, 2046, 0), e, ""),
+    LLVMValueRef sbits = cg_build_shl(B, cg_build_sub(B, LLVMConstInt(cg->t_i64, 2046, 0), e, ""),
                                       LLVMConstInt(cg->t_i64, 52, 0), "");
     LLVMValueRef scale = LLVMBuildBitCast(B, sbits, cg->t_f64, ""); /* 2^(1023 - e), normal */
     LLVMValueRef am = mmul(cg, m, scale), bs = mmul(cg, s, scale);
@@ -399,7 +399,7 @@ static LLVMValueRef math_int(CgCtx *cg, const Op *op, MathFn fn, DType d, LLVMVa
   case MF_POPC: return to_i32(cg, intrin1(cg, "llvm.ctpop", a[0]));
   case MF_FFS: {
     LLVMValueRef tz = intrin(cg, "llvm.cttz", (LLVMValueRef[]){a[0], LLVMConstInt(cg->t_i1, 0, 0)}, 2, true);
-    LLVMValueRef r = LLVMBuildAdd(B, to_i32(cg, tz), cg_i32(cg, 1), "");
+    LLVMValueRef r = cg_build_add(B, to_i32(cg, tz), cg_i32(cg, 1), "");
     LLVMValueRef zero = LLVMBuildICmp(B, LLVMIntEQ, a[0], LLVMConstNull(t), "");
     return LLVMBuildSelect(B, zero, cg_i32(cg, 0), r, "");
   }
@@ -415,9 +415,9 @@ static LLVMValueRef math_int(CgCtx *cg, const Op *op, MathFn fn, DType d, LLVMVa
     LLVMTypeRef w = LLVMIntTypeInContext(cg->ctx, 2 * LLVMGetIntTypeWidth(t));
     LLVMValueRef x = s ? LLVMBuildSExt(B, a[0], w, "") : LLVMBuildZExt(B, a[0], w, "");
     LLVMValueRef y = s ? LLVMBuildSExt(B, a[1], w, "") : LLVMBuildZExt(B, a[1], w, "");
-    LLVMValueRef sum = LLVMBuildAdd(B, x, y, "");
-    if (fn == MF_RHADD) sum = LLVMBuildAdd(B, sum, LLVMConstInt(w, 1, 0), "");
-    sum = s ? LLVMBuildAShr(B, sum, LLVMConstInt(w, 1, 0), "") : LLVMBuildLShr(B, sum, LLVMConstInt(w, 1, 0), "");
+    LLVMValueRef sum = cg_build_add(B, x, y, "");
+    if (fn == MF_RHADD) sum = cg_build_add(B, sum, LLVMConstInt(w, 1, 0), "");
+    sum = s ? cg_build_ashr(B, sum, LLVMConstInt(w, 1, 0), "") : cg_build_lshr(B, sum, LLVMConstInt(w, 1, 0), "");
     return LLVMBuildTrunc(B, sum, t, "");
   }
   default: break;
@@ -504,7 +504,7 @@ LLVMValueRef cg_mathfn(CgCtx *cg, const Op *op, LLVMValueRef *args) {
     case MF_SIGNBIT: {
       LLVMTypeRef it = cd == DT_F64 ? cg->t_i64 : cg->t_i32;
       LLVMValueRef bits = LLVMBuildBitCast(B, x, it, "");
-      return to_i32(cg, LLVMBuildLShr(B, bits, LLVMConstInt(it, cd == DT_F64 ? 63 : 31, 0), ""));
+      return to_i32(cg, cg_build_lshr(B, bits, LLVMConstInt(it, cd == DT_F64 ? 63 : 31, 0), ""));
     }
     case MF_FINITE: case MF_ISFINITE:
       return LLVMBuildZExt(B, LLVMBuildFCmp(B, LLVMRealOLT, intrin1(cg, "llvm.fabs", x), fc(cg, cd, INFINITY), ""),

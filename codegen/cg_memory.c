@@ -486,8 +486,8 @@ static LLVMValueRef atomic_elem(CgCtx *cg, const Op *op, DType d, LLVMValueRef p
   if (fminmax) {
     bool mx = op->attr.rmw == RMW_MAX;
     LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, bitsv, LLVMConstNull(it), "");
-    LLVMValueRef pneg = LLVMBuildAnd(B, pred, neg, "");
-    LLVMValueRef ppos = LLVMBuildAnd(B, pred, LLVMBuildNot(B, neg, ""), "");
+    LLVMValueRef pneg = cg_build_and(B, pred, neg, "");
+    LLVMValueRef ppos = cg_build_and(B, pred, LLVMBuildNot(B, neg, ""), "");
     snprintf(text, sizeof text,
              "mov.b%d $0, 0;\n\t"
              "@$1 atom%s%s.global.%s.s%d $0, [$3], $4;\n\t"

@@ -97,7 +97,7 @@ static void combine(CgCtx *cg, const Op *op, const Red *r, LLVMValueRef *acc, LL
     eq = LLVMBuildICmp(B, LLVMIntEQ, av, bv, "");
   }
   LLVMValueRef lt = LLVMBuildICmp(B, dt_is_signed(id) ? LLVMIntSLT : LLVMIntULT, acc[1], x[1], "");
-  LLVMValueRef take = LLVMBuildOr(B, better, LLVMBuildAnd(B, eq, lt, ""), "");
+  LLVMValueRef take = cg_build_or(B, better, cg_build_and(B, eq, lt, ""), "");
   acc[0] = LLVMBuildSelect(B, take, acc[0], x[0], "");
   acc[1] = LLVMBuildSelect(B, take, acc[1], x[1], "");
 }
@@ -250,26 +250,26 @@ void cg_lower_reduce(CgCtx *cg, Op *op) {
     /* writers: axis lane bits clear (after the butterflies they all agree) */
     LLVMValueRef wsel = NULL;
     if (lmask)
-      wsel = LLVMBuildICmp(cg->pro, LLVMIntEQ, LLVMBuildAnd(cg->pro, cg->lane, cg_i32(cg, lmask), ""),
+      wsel = LLVMBuildICmp(cg->pro, LLVMIntEQ, cg_build_and(cg->pro, cg->lane, cg_i32(cg, lmask), ""),
                            cg_i32(cg, 0), "");
     /* the warp's index along the axis: its axis warp bits, packed */
     LLVMValueRef widx = NULL;
     for (int k = 0, o = 0; k < 5; k++) {
       if (!(wmask >> k & 1)) continue;
-      LLVMValueRef bit = LLVMBuildAnd(cg->pro, cg->warp, cg_i32(cg, 1 << k), "");
-      if (k > o) bit = LLVMBuildLShr(cg->pro, bit, cg_i32(cg, k - o), "");
-      widx = widx ? LLVMBuildOr(cg->pro, widx, bit, "") : bit;
+      LLVMValueRef bit = cg_build_and(cg->pro, cg->warp, cg_i32(cg, 1 << k), "");
+      if (k > o) bit = cg_build_lshr(cg->pro, bit, cg_i32(cg, k - o), "");
+      widx = widx ? cg_build_or(cg->pro, widx, bit, "") : bit;
       o++;
     }
     LLVMValueRef *lin = ARENA_ARRAY(&cg->arena, LLVMValueRef, m);
     LLVMBasicBlockRef cont = cg_begin_guard(cg, wsel);
-    LLVMValueRef wbase = LLVMBuildMul(cg->b, widx, cg_i32(cg, nout), "");
+    LLVMValueRef wbase = cg_build_mul(cg->b, widx, cg_i32(cg, nout), "");
     for (int o = 0; o < m; o++) {
       LLVMValueRef l = scalar_out ? cg_i32(cg, 0) : cg_linear(cg, &fr, o, rstride);
-      LLVMValueRef slot = LLVMBuildAdd(cg->b, wbase, l, "");
+      LLVMValueRef slot = cg_build_add(cg->b, wbase, l, "");
       for (int k = 0; k < r.nstreams; k++) {
         int eb = cg_dt_bytes(r.dt[k]);
-        LLVMValueRef byte = LLVMBuildAdd(cg->b, LLVMBuildMul(cg->b, slot, cg_i32(cg, eb), ""),
+        LLVMValueRef byte = cg_build_add(cg->b, cg_build_mul(cg->b, slot, cg_i32(cg, eb), ""),
                                          cg_i32(cg, off[k]), "");
         LLVMValueRef v = cg_to_mem(cg, r.dt[k], acc[(size_t)o * MAX_STREAMS + k]);
         LLVMValueRef stv = LLVMBuildStore(cg->b, v, cg_smem_ptr(cg, byte));
@@ -285,8 +285,8 @@ void cg_lower_reduce(CgCtx *cg, Op *op) {
         LLVMValueRef x[MAX_STREAMS];
         for (int k = 0; k < r.nstreams; k++) {
           int eb = cg_dt_bytes(r.dt[k]);
-          LLVMValueRef slot = LLVMBuildAdd(cg->b, lin[o], cg_i32(cg, (int64_t)w * nout), "");
-          LLVMValueRef byte = LLVMBuildAdd(cg->b, LLVMBuildMul(cg->b, slot, cg_i32(cg, eb), ""),
+          LLVMValueRef slot = cg_build_add(cg->b, lin[o], cg_i32(cg, (int64_t)w * nout), "");
+          LLVMValueRef byte = cg_build_add(cg->b, cg_build_mul(cg->b, slot, cg_i32(cg, eb), ""),
                                            cg_i32(cg, off[k]), "");
           LLVMValueRef ld = LLVMBuildLoad2(cg->b, cg_mem_type(cg, r.dt[k]), cg_smem_ptr(cg, byte), "");
           LLVMSetAlignment(ld, (unsigned)eb);

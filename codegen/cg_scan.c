@@ -124,17 +124,17 @@ void cg_lower_scan(CgCtx *cg, Op *op) {
         p[s] = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
         for (int i = 0; i < n; i++) p[s][i] = cg_shfl_bfly(cg, dt[s], t[s][i], 1 << ab->bit);
       }
-      upper = LLVMBuildAnd(B, cg->lane, cg_i32(cg, 1 << ab->bit), "");
+      upper = cg_build_and(B, cg->lane, cg_i32(cg, 1 << ab->bit), "");
     } else {
-      LLVMValueRef tid = LLVMBuildAdd(B, LLVMBuildMul(B, cg->warp, cg_i32(cg, 32), ""), cg->lane, "");
-      LLVMValueRef ptid = LLVMBuildXor(B, tid, cg_i32(cg, 32 << ab->bit), "");
-      LLVMValueRef mine = LLVMBuildMul(B, tid, cg_i32(cg, n), "");
-      LLVMValueRef theirs = LLVMBuildMul(B, ptid, cg_i32(cg, n), "");
+      LLVMValueRef tid = cg_build_add(B, cg_build_mul(B, cg->warp, cg_i32(cg, 32), ""), cg->lane, "");
+      LLVMValueRef ptid = cg_build_xor(B, tid, cg_i32(cg, 32 << ab->bit), "");
+      LLVMValueRef mine = cg_build_mul(B, tid, cg_i32(cg, n), "");
+      LLVMValueRef theirs = cg_build_mul(B, ptid, cg_i32(cg, n), "");
       for (int s = 0; s < ns; s++) {
         int eb = cg_dt_bytes(dt[s]);
         for (int i = 0; i < n; i++) {
-          LLVMValueRef slot = LLVMBuildAdd(B, mine, cg_i32(cg, i), "");
-          LLVMValueRef byte = LLVMBuildAdd(B, LLVMBuildMul(B, slot, cg_i32(cg, eb), ""), cg_i32(cg, off[s]), "");
+          LLVMValueRef slot = cg_build_add(B, mine, cg_i32(cg, i), "");
+          LLVMValueRef byte = cg_build_add(B, cg_build_mul(B, slot, cg_i32(cg, eb), ""), cg_i32(cg, off[s]), "");
           LLVMValueRef st = LLVMBuildStore(B, cg_to_mem(cg, dt[s], t[s][i]), cg_smem_ptr(cg, byte));
           LLVMSetAlignment(st, (unsigned)eb);
         }
@@ -144,15 +144,15 @@ void cg_lower_scan(CgCtx *cg, Op *op) {
         int eb = cg_dt_bytes(dt[s]);
         p[s] = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
         for (int i = 0; i < n; i++) {
-          LLVMValueRef slot = LLVMBuildAdd(B, theirs, cg_i32(cg, i), "");
-          LLVMValueRef byte = LLVMBuildAdd(B, LLVMBuildMul(B, slot, cg_i32(cg, eb), ""), cg_i32(cg, off[s]), "");
+          LLVMValueRef slot = cg_build_add(B, theirs, cg_i32(cg, i), "");
+          LLVMValueRef byte = cg_build_add(B, cg_build_mul(B, slot, cg_i32(cg, eb), ""), cg_i32(cg, off[s]), "");
           LLVMValueRef ld = LLVMBuildLoad2(B, cg_mem_type(cg, dt[s]), cg_smem_ptr(cg, byte), "");
           LLVMSetAlignment(ld, (unsigned)eb);
           p[s][i] = cg_from_mem(cg, dt[s], ld);
         }
       }
       cg_barrier(cg);
-      upper = LLVMBuildAnd(B, cg->warp, cg_i32(cg, 1 << ab->bit), "");
+      upper = cg_build_and(B, cg->warp, cg_i32(cg, 1 << ab->bit), "");
     }
     /* later half: bit set (forward) or clear (reverse) */
     LLVMValueRef later = LLVMBuildICmp(B, rev ? LLVMIntEQ : LLVMIntNE, upper, cg_i32(cg, 0), "");

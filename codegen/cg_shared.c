@@ -59,8 +59,8 @@ void cg_buf_batch(CgCtx *cg, const CgBuf *b, LLVMValueRef batch, CgBuf *slice) {
   *slice = *b;
   slice->bdim = -1;
   if (b->bdim < 0) return;
-  LLVMValueRef off = LLVMBuildMul(cg->b, batch, cg_i32(cg, b->bbytes), "");
-  slice->base = LLVMBuildAdd(cg->b, b->base, off, "");
+  LLVMValueRef off = cg_build_mul(cg->b, batch, cg_i32(cg, b->bbytes), "");
+  slice->base = cg_build_add(cg->b, b->base, off, "");
 }
 
 /* Element offset of (row, col) before the XOR swizzle of the chunk: the
@@ -71,11 +71,11 @@ static LLVMValueRef row_start(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVMV
   LLVMValueRef start = LLVMConstNull(cg->t_i32);
   int W = b->S->block;
   if (W > 0 && W < *inner) {
-    LLVMValueRef blk = LLVMBuildLShr(B, col, cg_i32(cg, log2i(W)), "");
-    start = LLVMBuildMul(B, blk, cg_i32(cg, b->t->shape[b->rdim] * W), "");
+    LLVMValueRef blk = cg_build_lshr(B, col, cg_i32(cg, log2i(W)), "");
+    start = cg_build_mul(B, blk, cg_i32(cg, b->t->shape[b->rdim] * W), "");
     *inner = W;
   }
-  return LLVMBuildAdd(B, start, LLVMBuildMul(B, row, cg_i32(cg, *inner), ""), "");
+  return cg_build_add(B, start, cg_build_mul(B, row, cg_i32(cg, *inner), ""), "");
 }
 
 /* Byte offset of (row, col) from the buffer's base, swizzle included. */
@@ -87,31 +87,31 @@ static LLVMValueRef buf_offset(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVM
   } else {
     int64_t inner;
     LLVMValueRef start = row_start(cg, b, row, col, &inner);
-    if (inner < b->t->shape[b->cdim]) col = LLVMBuildAnd(B, col, cg_i32(cg, inner - 1), "");
+    if (inner < b->t->shape[b->cdim]) col = cg_build_and(B, col, cg_i32(cg, inner - 1), "");
     int vec = b->S->vec > 0 ? b->S->vec : 1;
-    LLVMValueRef chunk = LLVMBuildLShr(B, col, cg_i32(cg, log2i(vec)), "");
+    LLVMValueRef chunk = cg_build_lshr(B, col, cg_i32(cg, log2i(vec)), "");
     if (b->S->max_phase > 1) {
-      LLVMValueRef ph = LLVMBuildLShr(B, row, cg_i32(cg, log2i(b->S->per_phase)), "");
-      ph = LLVMBuildAnd(B, ph, cg_i32(cg, b->S->max_phase - 1), "");
-      chunk = LLVMBuildXor(B, chunk, ph, "");
+      LLVMValueRef ph = cg_build_lshr(B, row, cg_i32(cg, log2i(b->S->per_phase)), "");
+      ph = cg_build_and(B, ph, cg_i32(cg, b->S->max_phase - 1), "");
+      chunk = cg_build_xor(B, chunk, ph, "");
     }
-    off = LLVMBuildShl(B, chunk, cg_i32(cg, log2i(vec)), "");
-    off = LLVMBuildOr(B, off, LLVMBuildAnd(B, col, cg_i32(cg, vec - 1), ""), "");
-    off = LLVMBuildAdd(B, off, start, "");
+    off = cg_build_shl(B, chunk, cg_i32(cg, log2i(vec)), "");
+    off = cg_build_or(B, off, cg_build_and(B, col, cg_i32(cg, vec - 1), ""), "");
+    off = cg_build_add(B, off, start, "");
   }
-  return LLVMBuildMul(B, off, cg_i32(cg, b->eb), "");
+  return cg_build_mul(B, off, cg_i32(cg, b->eb), "");
 }
 
 LLVMValueRef cg_buf_addr(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVMValueRef col) {
-  return cg_smem_abs(cg, LLVMBuildAdd(cg->b, buf_offset(cg, b, row, col), b->base, ""));
+  return cg_smem_abs(cg, cg_build_add(cg->b, buf_offset(cg, b, row, col), b->base, ""));
 }
 
 /* (batch, row, col) of a batched buffer; batch is NULL for 1-D and 2-D ones. */
 static LLVMValueRef buf_addr_b(CgCtx *cg, const CgBuf *b, LLVMValueRef batch, LLVMValueRef row,
                                LLVMValueRef col) {
   LLVMValueRef byte = buf_offset(cg, b, row, col);
-  if (batch) byte = LLVMBuildAdd(cg->b, byte, LLVMBuildMul(cg->b, batch, cg_i32(cg, b->bbytes), ""), "");
-  return cg_smem_abs(cg, LLVMBuildAdd(cg->b, byte, b->base, ""));
+  if (batch) byte = cg_build_add(cg->b, byte, cg_build_mul(cg->b, batch, cg_i32(cg, b->bbytes), ""), "");
+  return cg_smem_abs(cg, cg_build_add(cg->b, byte, b->base, ""));
 }
 
 int64_t cg_buf_linear_bytes(const CgBuf *b, int64_t row, int64_t col) {
@@ -231,6 +231,6 @@ void cg_lower_memdesc_index(CgCtx *cg, Op *op) {
   LLVMValueRef idx = cg_get(cg, op, op->operands[1])->v[0];
   if (LLVMTypeOf(idx) != cg->t_i32) idx = LLVMBuildTrunc(cg->b, idx, cg->t_i32, "");
   int64_t slot = ty_numel(rt) * cg_dt_bytes(rt->dtype);
-  LLVMValueRef off = LLVMBuildAdd(cg->b, ring, LLVMBuildMul(cg->b, idx, cg_i32(cg, slot), ""), "slot");
+  LLVMValueRef off = cg_build_add(cg->b, ring, cg_build_mul(cg->b, idx, cg_i32(cg, slot), ""), "slot");
   cg_set(cg, op->results[0], &off, 1);
 }

@@ -24,7 +24,7 @@
 static LLVMValueRef coord_bit(CgCtx *cg, const AxisBit *b, int i) {
   if (b->kind == AXIS_REG) return LLVMConstInt(LLVMInt1TypeInContext(cg->ctx), (unsigned long long)(i >> b->bit & 1), 0);
   LLVMValueRef id = b->kind == AXIS_LANE ? cg->lane : cg->warp;
-  return LLVMBuildICmp(cg->b, LLVMIntNE, LLVMBuildAnd(cg->b, id, cg_i32(cg, 1 << b->bit), ""), cg_i32(cg, 0), "");
+  return LLVMBuildICmp(cg->b, LLVMIntNE, cg_build_and(cg->b, id, cg_i32(cg, 1 << b->bit), ""), cg_i32(cg, 0), "");
 }
 
 /* i1: a < b in dtype d. */
@@ -77,18 +77,18 @@ void cg_lower_sort(CgCtx *cg, Op *op) {
       } else if (bj->kind == AXIS_LANE) {
         for (int i = 0; i < n; i++) p[i] = cg_shfl_bfly(cg, d, x[i], 1 << bj->bit);
       } else {
-        LLVMValueRef tid = LLVMBuildAdd(B, LLVMBuildMul(B, cg->warp, cg_i32(cg, 32), ""), cg->lane, "");
-        LLVMValueRef ptid = LLVMBuildXor(B, tid, cg_i32(cg, 32 << bj->bit), "");
+        LLVMValueRef tid = cg_build_add(B, cg_build_mul(B, cg->warp, cg_i32(cg, 32), ""), cg->lane, "");
+        LLVMValueRef ptid = cg_build_xor(B, tid, cg_i32(cg, 32 << bj->bit), "");
         for (int i = 0; i < n; i++) {
-          LLVMValueRef slot = LLVMBuildAdd(B, LLVMBuildMul(B, tid, cg_i32(cg, n), ""), cg_i32(cg, i), "");
+          LLVMValueRef slot = cg_build_add(B, cg_build_mul(B, tid, cg_i32(cg, n), ""), cg_i32(cg, i), "");
           LLVMValueRef st = LLVMBuildStore(B, cg_to_mem(cg, d, x[i]),
-                                           cg_smem_ptr(cg, LLVMBuildMul(B, slot, cg_i32(cg, eb), "")));
+                                           cg_smem_ptr(cg, cg_build_mul(B, slot, cg_i32(cg, eb), "")));
           LLVMSetAlignment(st, (unsigned)eb);
         }
         cg_barrier(cg);
         for (int i = 0; i < n; i++) {
-          LLVMValueRef slot = LLVMBuildAdd(B, LLVMBuildMul(B, ptid, cg_i32(cg, n), ""), cg_i32(cg, i), "");
-          LLVMValueRef ld = LLVMBuildLoad2(B, cg_mem_type(cg, d), cg_smem_ptr(cg, LLVMBuildMul(B, slot, cg_i32(cg, eb), "")), "");
+          LLVMValueRef slot = cg_build_add(B, cg_build_mul(B, ptid, cg_i32(cg, n), ""), cg_i32(cg, i), "");
+          LLVMValueRef ld = LLVMBuildLoad2(B, cg_mem_type(cg, d), cg_smem_ptr(cg, cg_build_mul(B, slot, cg_i32(cg, eb), "")), "");
           LLVMSetAlignment(ld, (unsigned)eb);
           p[i] = cg_from_mem(cg, d, ld);
         }
@@ -96,9 +96,9 @@ void cg_lower_sort(CgCtx *cg, Op *op) {
       }
       LLVMValueRef *nx = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
       for (int i = 0; i < n; i++) {
-        LLVMValueRef asc = k < nb ? LLVMBuildXor(B, coord_bit(cg, &bits[k], i), one, "") : one;
-        if (op->attr.reverse) asc = LLVMBuildXor(B, asc, one, "");
-        LLVMValueRef low = LLVMBuildXor(B, coord_bit(cg, bj, i), one, "");
+        LLVMValueRef asc = k < nb ? cg_build_xor(B, coord_bit(cg, &bits[k], i), one, "") : one;
+        if (op->attr.reverse) asc = cg_build_xor(B, asc, one, "");
+        LLVMValueRef low = cg_build_xor(B, coord_bit(cg, bj, i), one, "");
         LLVMValueRef keep_min = LLVMBuildICmp(B, LLVMIntEQ, low, asc, "");
         LLVMValueRef lt = less(cg, op, d, x[i], p[i]);
         LLVMValueRef mn = LLVMBuildSelect(B, lt, x[i], p[i], "");

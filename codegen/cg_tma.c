@@ -40,7 +40,7 @@ static LLVMValueRef bar_addr(CgCtx *cg, const Op *op, const Value *bars, const V
   LLVMValueRef base = cg_get(cg, op, bars)->v[0];
   LLVMValueRef s = cg_get(cg, op, slot)->v[0];
   if (LLVMTypeOf(s) != cg->t_i32) s = LLVMBuildTrunc(cg->b, s, cg->t_i32, "");
-  LLVMValueRef off = LLVMBuildAdd(cg->b, base, LLVMBuildShl(cg->b, s, cg_i32(cg, 3), ""), "");
+  LLVMValueRef off = cg_build_add(cg->b, base, cg_build_shl(cg->b, s, cg_i32(cg, 3), ""), "");
   return LLVMBuildPtrToInt(cg->b, cg_smem_abs(cg, off), cg->t_i32, "");
 }
 
@@ -48,7 +48,7 @@ static LLVMValueRef bar_addr(CgCtx *cg, const Op *op, const Value *bars, const V
  * `pred`, an i1, holds; NULL = always). */
 static LLVMBasicBlockRef begin_thread0(CgCtx *cg, LLVMValueRef pred) {
   LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntEQ, cg->tid, cg_lead_tid(cg), "");
-  if (pred) c = LLVMBuildAnd(cg->b, c, pred, "");
+  if (pred) c = cg_build_and(cg->b, c, pred, "");
   return cg_begin_guard(cg, c);
 }
 
@@ -68,7 +68,7 @@ void cg_lower_mbar(CgCtx *cg, Op *op) {
     char init[64];
     snprintf(init, sizeof init, "mbarrier.init.shared::cta.b64 [$0], %d;", op->attr.num > 0 ? op->attr.num : 1);
     for (int64_t s = 0; s < ring_len(bars); s++) {
-      LLVMValueRef off = LLVMBuildAdd(cg->b, base, cg_i32(cg, s * 8), "");
+      LLVMValueRef off = cg_build_add(cg->b, base, cg_i32(cg, s * 8), "");
       LLVMValueRef a = LLVMBuildPtrToInt(cg->b, cg_smem_abs(cg, off), cg->t_i32, "");
       if (op->kind == OP_MBAR_INIT) cg_asm(cg, cg->t_void, init, "r", &a, 1, true);
       else cg_asm(cg, cg->t_void, "mbarrier.inval.shared::cta.b64 [$0];", "r", &a, 1, true);
@@ -93,7 +93,7 @@ void cg_lower_mbar(CgCtx *cg, Op *op) {
     LLVMValueRef all = cg_i32(cg, -1);
     cg_intrin(cg, "llvm.nvvm.bar.warp.sync", NULL, 0, &all, 1);
     LLVMValueRef lead = LLVMBuildICmp(cg->b, LLVMIntEQ, cg->lane, cg_i32(cg, 0), "");
-    LLVMBasicBlockRef cont = cg_begin_guard(cg, LLVMBuildAnd(cg->b, lead, pred, ""));
+    LLVMBasicBlockRef cont = cg_begin_guard(cg, cg_build_and(cg->b, lead, pred, ""));
     cg_asm(cg, cg->t_void, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", &a, 1, true);
     cg_end_guard(cg, cont);
     return;
@@ -147,8 +147,8 @@ static bool bulk_of(CgCtx *cg, Op *op, int first, Bulk *k) {
 
 /* Shared address (i32) of swizzle block blk, and its contiguous coordinate. */
 static LLVMValueRef block_addr(CgCtx *cg, const Bulk *k, int64_t blk, LLVMValueRef *c0) {
-  LLVMValueRef off = LLVMBuildAdd(cg->b, k->b.base, cg_i32(cg, blk * k->rows * k->W * k->b.eb), "");
-  *c0 = LLVMBuildAdd(cg->b, k->c[0], cg_i32(cg, blk * k->W), "");
+  LLVMValueRef off = cg_build_add(cg->b, k->b.base, cg_i32(cg, blk * k->rows * k->W * k->b.eb), "");
+  *c0 = cg_build_add(cg->b, k->c[0], cg_i32(cg, blk * k->W), "");
   return LLVMBuildPtrToInt(cg->b, cg_smem_abs(cg, off), cg->t_i32, "");
 }
 

@@ -64,11 +64,11 @@ static LLVMValueRef desc_of(CgCtx *cg, const CgBuf *b, bool mn_major) {
   int64_t rows = b->t->shape[b->rdim];
   int64_t lbo = mn_major ? rows * W * b->eb : 16, sbo = 8LL * W * b->eb;
   LLVMValueRef smem = LLVMBuildPtrToInt(B, cg->smem, cg->t_i64, "");
-  LLVMValueRef addr = LLVMBuildAdd(B, LLVMBuildTrunc(B, smem, cg->t_i32, ""), b->base, "");
-  LLVMValueRef lo = LLVMBuildAnd(B, LLVMBuildLShr(B, addr, cg_i32(cg, 4), ""), cg_i32(cg, 0x3FFF), "");
-  lo = LLVMBuildOr(B, lo, cg_i32(cg, (lbo >> 4) << 16), "");
+  LLVMValueRef addr = cg_build_add(B, LLVMBuildTrunc(B, smem, cg->t_i32, ""), b->base, "");
+  LLVMValueRef lo = cg_build_and(B, cg_build_lshr(B, addr, cg_i32(cg, 4), ""), cg_i32(cg, 0x3FFF), "");
+  lo = cg_build_or(B, lo, cg_i32(cg, (lbo >> 4) << 16), "");
   int64_t hi = (sbo >> 4) | ((int64_t)mode << 30);
-  return LLVMBuildOr(B, LLVMBuildZExt(B, lo, cg->t_i64, ""), cg_i64(cg, (int64_t)((uint64_t)hi << 32)), "desc");
+  return cg_build_or(B, LLVMBuildZExt(B, lo, cg->t_i64, ""), cg_i64(cg, (int64_t)((uint64_t)hi << 32)), "desc");
 }
 
 /* Descriptor of the sub-tile starting at (row, col) of the buffer: the
@@ -78,15 +78,15 @@ static LLVMValueRef desc_at(CgCtx *cg, const WgOperand *o, LLVMValueRef row, LLV
   const CgBuf *b = &o->b;
   int W = row_elems(b);
   int64_t inner = b->t->shape[b->cdim];
-  LLVMValueRef off = LLVMBuildMul(B, row, cg_i32(cg, W), "");
+  LLVMValueRef off = cg_build_mul(B, row, cg_i32(cg, W), "");
   if (W < inner) {
-    LLVMValueRef blk = LLVMBuildLShr(B, col, cg_i32(cg, log2i(W)), "");
-    off = LLVMBuildAdd(B, off, LLVMBuildMul(B, blk, cg_i32(cg, b->t->shape[b->rdim] * W), ""), "");
-    col = LLVMBuildAnd(B, col, cg_i32(cg, W - 1), "");
+    LLVMValueRef blk = cg_build_lshr(B, col, cg_i32(cg, log2i(W)), "");
+    off = cg_build_add(B, off, cg_build_mul(B, blk, cg_i32(cg, b->t->shape[b->rdim] * W), ""), "");
+    col = cg_build_and(B, col, cg_i32(cg, W - 1), "");
   }
-  off = LLVMBuildAdd(B, off, col, "");
-  off = LLVMBuildLShr(B, LLVMBuildMul(B, off, cg_i32(cg, b->eb), ""), cg_i32(cg, 4), "");
-  return LLVMBuildAdd(B, o->desc0, LLVMBuildZExt(B, off, cg->t_i64, ""), "");
+  off = cg_build_add(B, off, col, "");
+  off = cg_build_lshr(B, cg_build_mul(B, off, cg_i32(cg, b->eb), ""), cg_i32(cg, 4), "");
+  return cg_build_add(B, o->desc0, LLVMBuildZExt(B, off, cg->t_i64, ""), "");
 }
 
 /* desc_at's offset for constant (row, col), in the descriptor's 16-byte
@@ -128,7 +128,7 @@ static LLVMValueRef wg_desc(CgCtx *cg, const WgOperand *o, const WgDescs *d, LLV
   }
   *imm = 0;
   LLVMBuilderRef B = cg->b;
-  return desc_at(cg, o, LLVMBuildAdd(B, row0, cg_i32(cg, dr), ""), LLVMBuildAdd(B, col0, cg_i32(cg, dc), ""));
+  return desc_at(cg, o, cg_build_add(B, row0, cg_i32(cg, dr), ""), cg_build_add(B, col0, cg_i32(cg, dc), ""));
 }
 
 /* The instruction's shape and types, e.g. "m64n256k16.f32.f16.f16". */
@@ -292,11 +292,11 @@ void cg_lower_wgmma(CgCtx *cg, Op *op) {
   }
   LLVMBuilderRef B = cg->b;
   /* this warpgroup's first row and column */
-  LLVMValueRef wg = LLVMBuildLShr(B, cg->warp, cg_i32(cg, 2), "wg");
-  LLVMValueRef mg = LLVMBuildAnd(B, wg, cg_i32(cg, wm / 4 - 1), "");
-  LLVMValueRef ng = LLVMBuildLShr(B, wg, cg_i32(cg, log2i(wm / 4)), "");
-  LLVMValueRef m0 = LLVMBuildMul(B, mg, cg_i32(cg, 64), "");
-  LLVMValueRef n0 = LLVMBuildMul(B, ng, cg_i32(cg, n), "");
+  LLVMValueRef wg = cg_build_lshr(B, cg->warp, cg_i32(cg, 2), "wg");
+  LLVMValueRef mg = cg_build_and(B, wg, cg_i32(cg, wm / 4 - 1), "");
+  LLVMValueRef ng = cg_build_lshr(B, wg, cg_i32(cg, log2i(wm / 4)), "");
+  LLVMValueRef m0 = cg_build_mul(B, mg, cg_i32(cg, 64), "");
+  LLVMValueRef n0 = cg_build_mul(B, ng, cg_i32(cg, n), "");
   if (wn == 1) n0 = cg_i32(cg, 0);
   CgVal *C = cg_get(cg, op, op->operands[2]);
   CgVal *Av = a.regs ? cg_get(cg, op, op->operands[0]) : NULL;
