@@ -239,6 +239,7 @@ static void contract_everywhere(CgCtx *cg) {
 /* Verify, optimize and emit.  Returns false after an error. */
 static bool finish(CgCtx *cg, CgResult *out) {
   char *msg = NULL;
+  double tl = clock_ms(); /* linking the math library and verifying: the "LLVM IR" stage's */
   if (cg->uses_libclc && !cg_link_libclc(cg)) return false;
   if (cg->uses_libdevice && !cg_link_libdevice(cg)) return false;
   if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &msg)) {
@@ -254,6 +255,7 @@ static bool finish(CgCtx *cg, CgResult *out) {
     return false;
   }
   LLVMDisposeMessage(msg);
+  out->lower_ms += clock_ms() - tl;
 
   double t0 = clock_ms();
   int lvl = cg->opt->opt_level;

@@ -27,7 +27,7 @@ typedef struct CgResult {
   char *llvm_ir;     /* heap, when want_llvm */
   char *ptx;         /* heap, when want_ptx */
   int shared_bytes;  /* dynamic shared memory the kernel needs */
-  double lower_ms;   /* wall time of lowering to LLVM IR (`tlc --time`) */
+  double lower_ms;   /* wall time of lowering to LLVM IR, linking the math library and the verifier (`tlc --time`) */
   double opt_ms;     /* of the LLVM O-pipeline */
   double emit_ms;    /* of NVPTX emission */
 } CgResult;
