@@ -6,9 +6,11 @@ to show that a change to the compiler's own speed left the kernels alone.
     ptx_corpus.py compare DIR_A DIR_B
 
 `build` compiles the corpus with BUILD_DIR/bin/tlc: every row of
-examples/kernels.txt, and every kernel the tensor-core benchmark times
+examples/kernels.txt, every kernel the tensor-core benchmark times
 (tlc_bench_tc --print-configs; an autotuned row stands for each config of the
-kernel's @triton.autotune decorator, as bench/check_spills.sh expands it).
+kernel's @triton.autotune decorator, as bench/check_spills.sh expands it),
+and a small kernel per float math function (ir/mathfns.def, the tile IR's
+math ops) in fp32 and fp64 with libdevice and with libclc.
 Each kernel's PTX goes to OUT_DIR/NAME.ptx; where ptxas is on the PATH it is
 assembled (ptxas -arch=ARCH -v) into OUT_DIR/NAME.cubin, and its register and
 spill report goes to OUT_DIR/NAME.info.  OUT_DIR/index.txt lists the kernels
@@ -78,13 +80,61 @@ def bench_rows(tlc, bench_tc):
     return rows
 
 
+MATH_TILE = """import triton
+import triton.language as tl
+from triton.language.extra.cuda import libdevice
+
+@triton.jit
+def unary(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + o)
+    tl.store(y_ptr + o, FN(x))
+
+@triton.jit
+def binary(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + o)
+    tl.store(y_ptr + o, FN(x, x * 0.5 + 1.0))
+
+@triton.jit
+def ternary(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + o)
+    tl.store(y_ptr + o, FN(x, x * 0.5, x + 2.0))
+"""
+
+
+def math_rows(out_dir):
+    """A kernel per float math function (ir/mathfns.def's MK_FLOAT rows and
+    the tile IR's own math ops) in fp32 and fp64, with libdevice and with
+    libclc: the math library's code, branches and loops included, is the
+    largest code a kernel can pull in."""
+    fns = []
+    defs = open(os.path.join(ROOT, "ir", "mathfns.def")).read()
+    for name, nargs in re.findall(r'MATHFN\(\w+,\s*"(\w+)",\s*(\d),\s*MK_FLOAT\s*,', defs):
+        fns.append(("libdevice." + name, int(nargs)))
+    fns += [("tl." + f, 1) for f in ("exp", "exp2", "log", "log2", "sin", "cos", "sqrt", "rsqrt", "erf", "floor",
+                                     "ceil", "sigmoid")]
+    rows = []
+    for fn, nargs in fns:
+        tile = os.path.join(out_dir, "math_%s.tile" % fn.replace(".", "_"))
+        with open(tile, "w") as f:
+            f.write(MATH_TILE.replace("FN(", fn + "("))
+        kernel = {1: "unary", 2: "binary", 3: "ternary"}[nargs]
+        for ty in ("fp32", "fp64"):
+            for lib in ("libdevice", "libclc"):
+                name = "math.%s.%s.%s" % (fn, ty, lib)
+                rows.append((name, tile, kernel, "*%s:16,*%s:16,256" % (ty, ty), ["--math-lib=" + lib], None, None))
+    return rows
+
+
 def compile_one(tlc, ptxas, arch, out_dir, r):
     name, tile, kernel, sig, cx, nw, ns = r
     ptx = os.path.join(out_dir, name + ".ptx")
     cmd = [tlc, "compile", os.path.join(ROOT, "examples", tile), "--kernel", kernel, "--signature", sig,
            "--arch", arch, "-o", ptx]
     for c in cx:
-        cmd += ["-C", c]
+        cmd += [c] if c.startswith("--") else ["-C", c]
     if nw:
         cmd += ["--num-warps", nw, "--num-stages", ns]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -93,6 +143,8 @@ def compile_one(tlc, ptxas, arch, out_dir, r):
         # configs that need more shared memory than the arch has: the autotuner skips them too
         if any("bytes of shared memory per program" in m for m in msg):
             return name, "skipped (shared memory)", cmd
+        if name.startswith("math.") and any("is an fp32 function" in m for m in msg):
+            return name, "skipped (fp32 only)", cmd
         return name, "FAIL tlc: " + (msg[0] if msg else "exit %d" % p.returncode), cmd
     if not ptxas:
         return name, "ok", cmd
@@ -111,7 +163,7 @@ def cmd_build(a):
     bench_tc = os.path.join(a.build, "bin", "tlc_bench_tc")
     ptxas = None if a.no_ptxas else shutil.which("ptxas")
     os.makedirs(a.out, exist_ok=True)
-    rows = kernels_txt() + bench_rows(tlc, bench_tc)
+    rows = kernels_txt() + bench_rows(tlc, bench_tc) + math_rows(a.out)
     if a.only:
         rows = [r for r in rows if re.search(a.only, r[0])]
     fails = 0

@@ -22,8 +22,9 @@
  *  - the module flag nvvm-reflect-ftz = 1 (Triton's enable_reflect_ftz
  *    default), so __nvvm_reflect("__CUDA_FTZ") picks libdevice's .ftz
  *    paths; __CUDA_ARCH is the target's, __CUDA_PREC_SQRT 0 (approximate
- *    sqrtf), as LLVM's NVVMReflect pass (in the O-pipeline and in NVPTX's
- *    code generation) resolves them.
+ *    sqrtf), as LLVM's NVVMReflect pass resolves them; tlc answers them
+ *    right after linking (resolve_reflect), the same way, so that the
+ *    answer does not depend on the pass pipeline.
  *
  * Linking: the file is opened lazily on the first call (in the kernel's
  * context; its functions' types are checked against the calls), every
@@ -342,6 +343,80 @@ LLVMValueRef cg_libdevice_op(CgCtx *cg, const Op *op, OpKind k, DType d, LLVMVal
 
 /* ---- linking -------------------------------------------------------------------------------- */
 
+/* The string a reflect call asks about: its argument through the constant
+ * casts and GEPs to the global holding it; NULL when it is not one. */
+static const char *reflect_name(LLVMValueRef arg, size_t *len) {
+  while (arg && LLVMIsAConstantExpr(arg)) {
+    LLVMOpcode op = LLVMGetConstOpcode(arg);
+    if (op != LLVMAddrSpaceCast && op != LLVMGetElementPtr && op != LLVMBitCast) return NULL;
+    arg = LLVMGetOperand(arg, 0);
+  }
+  if (!arg || !LLVMIsAGlobalVariable(arg)) return NULL;
+  LLVMValueRef init = LLVMGetInitializer(arg);
+  if (!init || !LLVMIsConstantString(init)) return NULL;
+  const char *s = LLVMGetAsString(init, len);
+  while (*len && !s[*len - 1]) (*len)--; /* (the NUL) */
+  return s;
+}
+
+/* libdevice asks __nvvm_reflect("__CUDA_FTZ") and ("__CUDA_ARCH") which
+ * path to take.  They are answered here, right after linking, as LLVM 19's
+ * NVVMReflect pass answers them (__CUDA_FTZ: the module's nvvm-reflect-ftz
+ * flag, 1; __CUDA_ARCH: 10 x the target's SM version, 900 on sm_90a; any
+ * other name: 0), so that the answer does not depend on the pass pipeline:
+ * the default pipelines run NVVMReflect with the target's SM version, while
+ * a pipeline written as text (cg_pipeline.c, TLC_LLVM_PIPELINE) can only
+ * run it without one, which answers __CUDA_ARCH with 0. */
+/* The call replaced by constant c, and the integer compares of the call
+ * with a constant folded (NVVMReflect folds what its answer makes constant,
+ * so that a branch on it already takes one way). */
+static void replace_reflect(CgCtx *cg, LLVMValueRef call, LLVMValueRef c) {
+  LLVMValueRef cmps[16];
+  int n = 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(call); u && n < 16; u = LLVMGetNextUse(u)) {
+    LLVMValueRef i = LLVMGetUser(u);
+    bool seen = false;
+    for (int j = 0; j < n; j++) seen |= cmps[j] == i;
+    if (!seen && LLVMIsAICmpInst(i)) cmps[n++] = i;
+  }
+  LLVMReplaceAllUsesWith(call, c);
+  LLVMInstructionEraseFromParent(call);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(cg->ctx);
+  for (int j = 0; j < n; j++) {
+    LLVMValueRef i = cmps[j];
+    if (!LLVMIsConstant(LLVMGetOperand(i, 0)) || !LLVMIsConstant(LLVMGetOperand(i, 1))) continue;
+    LLVMPositionBuilderBefore(b, i);
+    LLVMValueRef f = LLVMBuildICmp(b, LLVMGetICmpPredicate(i), LLVMGetOperand(i, 0), LLVMGetOperand(i, 1), "");
+    if (!LLVMIsAConstantInt(f)) { /* (the builder folds two constants: never so) */
+      if (LLVMIsAInstruction(f)) LLVMInstructionEraseFromParent(f);
+      continue;
+    }
+    LLVMReplaceAllUsesWith(i, f);
+    LLVMInstructionEraseFromParent(i);
+  }
+  LLVMDisposeBuilder(b);
+}
+
+static void resolve_reflect(CgCtx *cg) {
+  static const char *const fns[] = {"__nvvm_reflect", "llvm.nvvm.reflect"};
+  for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
+    LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, fns[f]);
+    if (!fn) continue;
+    for (LLVMUseRef u = LLVMGetFirstUse(fn), next; u; u = next) {
+      next = LLVMGetNextUse(u);
+      LLVMValueRef call = LLVMGetUser(u);
+      if (!LLVMIsACallInst(call) || LLVMGetCalledValue(call) != fn || LLVMGetNumArgOperands(call) != 1) continue;
+      size_t len = 0;
+      const char *name = reflect_name(LLVMGetOperand(call, 0), &len);
+      if (!name) continue; /* left to NVVMReflect */
+      long long v = 0;
+      if (len == 10 && !memcmp(name, "__CUDA_FTZ", 10)) v = 1; /* the nvvm-reflect-ftz flag set below */
+      else if (len == 11 && !memcmp(name, "__CUDA_ARCH", 11)) v = 10LL * cg->capability;
+      replace_reflect(cg, call, LLVMConstInt(LLVMTypeOf(call), (unsigned long long)v, 1));
+    }
+  }
+}
+
 bool cg_link_libdevice(CgCtx *cg) {
   LLVMModuleRef ld = cg->ld_mod;
   cg->ld_mod = NULL;
@@ -365,6 +440,7 @@ bool cg_link_libdevice(CgCtx *cg) {
   const char *flag = "nvvm-reflect-ftz";
   LLVMAddModuleFlag(cg->mod, LLVMModuleFlagBehaviorOverride, flag, strlen(flag),
                     LLVMValueAsMetadata(cg_i32(cg, 1)));
+  resolve_reflect(cg);
   cg_internalize_linked(cg);
   return true;
 }
