@@ -180,22 +180,31 @@ static double mm_check(const Mm *mm, const uint16_t *c) {
   return sqrt(num / den);
 }
 
-/* --child-warm: a new process finding the disk cache warm. */
+/* The matmul on the seed-42 inputs, timed: the kernel ready (*load_ms), its
+ * first launch and wait (*launch_ms); C into *c (heap) and its digest
+ * returned (the same inputs and machine code give the same bits). */
+static unsigned long long matmul_once(tlc_runtime *rt, Mm *mm, tlc_kernel **k, double *load_ms, double *launch_ms,
+                                      uint16_t **c) {
+  mm_init(rt, mm, 42);
+  tlc_synchronize(rt);
+  *k = load_matmul(rt, load_ms);
+  *launch_ms = first_launch(rt, *k, mm);
+  *c = mm_result(rt, mm);
+  unsigned long long h = 1469598103934665603ull;
+  for (size_t i = 0; i < (size_t)SIZE * SIZE; i++) h = (h ^ (*c)[i]) * 1099511628211ull;
+  return h;
+}
+
+/* --child-warm: a new process finding the disk cache warm.  A warm start
+ * compiles nothing (compile_ms 0) and links nothing (link_ms 0: the cached
+ * cubin was loaded); its C's digest goes to the parent, which checked C. */
 static int child_warm(void) {
   tlc_runtime *rt = open_device();
   Mm mm;
-  mm_init(rt, &mm, 42);
-  tlc_synchronize(rt);
-  double load_ms;
-  tlc_kernel *k = load_matmul(rt, &load_ms);
-  double launch_ms = first_launch(rt, k, &mm);
-  /* a warm start compiles nothing (compile_ms 0) and links nothing
-   * (link_ms 0: the cached cubin was loaded) */
-  /* the output's digest: the parent compares it with the result it checked
-   * (the same inputs, the same machine code: the same bits) */
-  uint16_t *c = mm_result(rt, &mm);
-  unsigned long long h = 1469598103934665603ull;
-  for (size_t i = 0; i < (size_t)SIZE * SIZE; i++) h = (h ^ c[i]) * 1099511628211ull;
+  tlc_kernel *k;
+  double load_ms, launch_ms;
+  uint16_t *c;
+  unsigned long long h = matmul_once(rt, &mm, &k, &load_ms, &launch_ms, &c);
   free(c);
   printf("CHILD load_ms=%.4f first_launch_ms=%.4f compiled=%d jit=%d digest=%016llx\n", load_ms, launch_ms,
          tlc_kernel_compile_ms(k) > 0.0, tlc_kernel_link_ms(k) > 0.0, h);
@@ -208,71 +217,93 @@ static int child_warm(void) {
  * wait for a free slot behind kernels still running. */
 enum { BURST = 128 };
 
-/* Host time per tlc_launch: median and mean, in microseconds. */
-static void launch_rate(tlc_runtime *rt, tlc_kernel *k, unsigned grid, const tlc_arg *args, int nargs,
-                        int calls, const char *name) {
-  double *t = malloc(sizeof *t * (size_t)calls);
+/* One launch (nonzero: it failed) and the wait for the device, by whoever
+ * launches: tlc or the driver itself. */
+typedef struct Launcher {
+  int (*launch)(void *ctx);
+  int (*wait)(void *ctx);
+  void *ctx;
+} Launcher;
+
+/* Host time of one launch over `calls` launches after 100 to warm up: one
+ * LATENCY line with the median and mean (us); false when a launch failed. */
+static bool time_launches(const Launcher *l, int calls, const char *what, const char *name) {
+  double *t = malloc(sizeof *t * (size_t)calls), sum = 0;
   if (!t) exit(1);
-  tlc_status st;
-  for (int i = 0; i < 100; i++) /* warm-up */
-    if ((st = tlc_launch(k, grid, 1, 1, NULL, args, nargs)) != TLC_OK) die(rt, st, "tlc_launch");
-  if ((st = tlc_synchronize(rt)) != TLC_OK) die(rt, st, "tlc_synchronize");
-  double sum = 0;
-  for (int i = 0; i < calls; i++) {
+  bool ok = true;
+  for (int i = 0; i < 100 && ok; i++) ok = !l->launch(l->ctx);
+  ok = ok && !l->wait(l->ctx);
+  for (int i = 0; i < calls && ok; i++) {
     double t0 = now_us();
-    st = tlc_launch(k, grid, 1, 1, NULL, args, nargs);
+    ok = !l->launch(l->ctx);
     t[i] = now_us() - t0;
-    if (st != TLC_OK) die(rt, st, "tlc_launch");
     sum += t[i];
-    if (i % BURST == BURST - 1 && (st = tlc_synchronize(rt)) != TLC_OK) die(rt, st, "tlc_synchronize");
+    if (ok && i % BURST == BURST - 1) ok = !l->wait(l->ctx);
   }
-  if ((st = tlc_synchronize(rt)) != TLC_OK) die(rt, st, "tlc_synchronize");
-  printf("LATENCY what=launch kernel=%s median_us=%.3f mean_us=%.3f calls=%d\n", name, median(t, calls),
-         sum / calls, calls);
+  ok = ok && !l->wait(l->ctx);
+  if (ok)
+    printf("LATENCY what=%s kernel=%s median_us=%.3f mean_us=%.3f calls=%d\n", what, name, median(t, calls),
+           sum / calls, calls);
   free(t);
+  return ok;
+}
+
+/* tlc_launch of k on one program. */
+typedef struct TlcLaunch {
+  tlc_runtime *rt;
+  tlc_kernel *k;
+  const tlc_arg *args;
+  int nargs;
+} TlcLaunch;
+static int tlc_one(void *p) {
+  TlcLaunch *t = p;
+  return tlc_launch(t->k, 1, 1, 1, NULL, t->args, t->nargs) != TLC_OK;
+}
+static int tlc_wait(void *p) { return tlc_synchronize(((TlcLaunch *)p)->rt) != TLC_OK; }
+
+/* Host time per tlc_launch of k on one program. */
+static void launch_rate(tlc_runtime *rt, tlc_kernel *k, const tlc_arg *args, int nargs, int calls, const char *name) {
+  TlcLaunch t = {rt, k, args, nargs};
+  Launcher l = {tlc_one, tlc_wait, &t};
+  if (!time_launches(&l, calls, "launch", name)) die(rt, TLC_ERR_LAUNCH, "tlc_launch");
 }
 
 /* The driver's own cost of the same launch, for scale: k's PTX loaded into a
  * module of this program's through libcuda itself, launched with
- * cuLaunchKernel and the same four arguments, timed the same way. */
+ * cuLaunchKernel and the same arguments, timed the same way. */
 typedef int (*pfn_load)(void **, const void *);
 typedef int (*pfn_getfn)(void **, void *, const char *);
 typedef int (*pfn_launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
                           void **, void **);
 typedef int (*pfn_sync)(void);
 
+typedef struct DrvLaunch {
+  pfn_launch launch;
+  pfn_sync sync;
+  void *fn;
+  unsigned threads;
+  void **params;
+} DrvLaunch;
+static int drv_one(void *p) {
+  DrvLaunch *d = p;
+  return d->launch(d->fn, 1, 1, 1, d->threads, 1, 1, 0, NULL, d->params, NULL);
+}
+static int drv_wait(void *p) { return ((DrvLaunch *)p)->sync(); }
+
 static void driver_rate(tlc_kernel *k, const char *symbol, void **params, int calls) {
   const char *lib = getenv("TLC_CUDA_DRIVER");
   void *h = dlopen(lib && *lib ? lib : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   pfn_load load = h ? (pfn_load)dlsym(h, "cuModuleLoadData") : NULL;
   pfn_getfn getfn = h ? (pfn_getfn)dlsym(h, "cuModuleGetFunction") : NULL;
-  pfn_launch launch = h ? (pfn_launch)dlsym(h, "cuLaunchKernel") : NULL;
-  pfn_sync sync = h ? (pfn_sync)dlsym(h, "cuCtxSynchronize") : NULL;
-  void *mod = NULL, *fn = NULL;
-  if (!load || !getfn || !launch || !sync || load(&mod, tlc_kernel_ptx(k)) || getfn(&fn, mod, symbol)) {
+  DrvLaunch d = {h ? (pfn_launch)dlsym(h, "cuLaunchKernel") : NULL, h ? (pfn_sync)dlsym(h, "cuCtxSynchronize") : NULL,
+                 NULL, 32u * (unsigned)tlc_kernel_num_warps(k), params};
+  void *mod = NULL;
+  if (!load || !getfn || !d.launch || !d.sync || load(&mod, tlc_kernel_ptx(k)) || getfn(&d.fn, mod, symbol)) {
     printf("LATENCY what=driver kernel=%s skipped (the driver's entry points or the module)\n", symbol);
     return;
   }
-  unsigned threads = 32u * (unsigned)tlc_kernel_num_warps(k);
-  double *t = malloc(sizeof *t * (size_t)calls), sum = 0;
-  for (int i = 0; i < 100; i++) launch(fn, 1, 1, 1, threads, 1, 1, 0, NULL, params, NULL);
-  sync();
-  for (int i = 0; i < calls; i++) {
-    double t0 = now_us();
-    int r = launch(fn, 1, 1, 1, threads, 1, 1, 0, NULL, params, NULL);
-    t[i] = now_us() - t0;
-    sum += t[i];
-    if (r) {
-      printf("LATENCY what=driver kernel=%s failed (CUresult %d)\n", symbol, r);
-      free(t);
-      return;
-    }
-    if (i % BURST == BURST - 1) sync();
-  }
-  sync();
-  printf("LATENCY what=driver kernel=%s median_us=%.3f mean_us=%.3f calls=%d\n", symbol, median(t, calls),
-         sum / calls, calls);
-  free(t);
+  Launcher l = {drv_one, drv_wait, &d};
+  if (!time_launches(&l, calls, "driver", symbol)) printf("LATENCY what=driver kernel=%s failed\n", symbol);
 }
 
 /* The cache folder this run made, emptied and removed. */
@@ -312,15 +343,10 @@ int main(int argc, char **argv) {
   tlc_runtime *rt = open_device();
   printf("DEVICE %s (%s)\n", tlc_device_name(rt), tlc_device_arch(rt));
   Mm mm;
-  mm_init(rt, &mm, 42);
-  tlc_synchronize(rt);
-
-  double total_ms;
-  tlc_kernel *k = load_matmul(rt, &total_ms);
-  double launch_ms = first_launch(rt, k, &mm);
-  uint16_t *c = mm_result(rt, &mm);
-  unsigned long long digest = 1469598103934665603ull;
-  for (size_t i = 0; i < (size_t)SIZE * SIZE; i++) digest = (digest ^ c[i]) * 1099511628211ull;
+  tlc_kernel *k;
+  double total_ms, launch_ms;
+  uint16_t *c;
+  unsigned long long digest = matmul_once(rt, &mm, &k, &total_ms, &launch_ms, &c);
   /* fp16 operands, fp32 accumulation, an fp16 result: METHOD.md's bound */
   double err = fake_driver() ? 0.0 : mm_check(&mm, c);
   free(c);
@@ -374,7 +400,7 @@ int main(int argc, char **argv) {
   tlc_arg small[9];
   memcpy(small, mm.args, sizeof small);
   small[3] = TLC_I32(128), small[4] = TLC_I32(128), small[5] = TLC_I32(64);
-  launch_rate(rt, k, 1, small, 9, calls, "matmul");
+  launch_rate(rt, k, small, 9, calls, "matmul");
   /* vector add: 4 arguments, one program */
   char path[4096];
   ex_tile_path("vector_add/vector_add.tile", path, sizeof path);
@@ -382,7 +408,7 @@ int main(int argc, char **argv) {
   tlc_status st = tlc_kernel_from_file(rt, path, "add_kernel", "*fp32:16,*fp32:16,*fp32:16,i32,1024", NULL, &va);
   if (st != TLC_OK) die(rt, st, "tlc_kernel_from_file (vector add)");
   tlc_arg va_args[4] = {TLC_PTR(mm.a), TLC_PTR(mm.b), TLC_PTR(mm.c), TLC_I32(1024)};
-  launch_rate(rt, va, 1, va_args, 4, calls, "vector_add");
+  launch_rate(rt, va, va_args, 4, calls, "vector_add");
   {
     int32_t n = 1024;
     void *params[4] = {&va_args[0].v.ptr, &va_args[1].v.ptr, &va_args[2].v.ptr, &n};

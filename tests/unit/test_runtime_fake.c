@@ -818,6 +818,27 @@ static void test_jit(void) {
   free(request);
 }
 
+/* A new runtime (as a new process) loads the kernel: the driver's PTX JITs
+ * and cubin loads it took must be the ones given. */
+static void load_counting(const char *src, const char *sig, const tlc_kernel_options *opt, int jits, int cubins,
+                          const char *what) {
+  tlc_runtime *rt = open_fake(9, 0);
+  int j0 = fake->ptx_jits, c0 = fake->cubins_loaded;
+  tlc_kernel *k = NULL;
+  OK(rt, tlc_kernel_from_source(rt, src, "add.tile", "add_kernel", sig, opt, &k));
+  CHECK(fake->ptx_jits == j0 + jits && fake->cubins_loaded == c0 + cubins, "%s", what);
+  tlc_runtime_close(rt);
+}
+
+/* The disk entry's cubin made to say it came from another device or driver. */
+static void set_entry_cubin(RtKey key, const char *request, int capability, int driver) {
+  RtKernelMeta m;
+  CHECK(rt_cache_read(g_cache_dir, key, request, &m, NULL) == 0);
+  m.cubin_capability = capability, m.cubin_driver = driver;
+  CHECK(rt_cache_write(g_cache_dir, key, request, &m) == 0);
+  rt_meta_free(&m);
+}
+
 /* The machine-code cache: the first load links the PTX (the driver's JIT)
  * and the entry keeps the cubin; a new runtime loads that cubin with no
  * JIT; a cubin another driver made, or one the driver refuses, is linked
@@ -857,44 +878,21 @@ static void test_cubin_cache(void) {
 
   /* an entry another driver wrote (the process's driver never changes: the
    * entry is made to say so): its cubin is not trusted, the PTX is linked
-   * and the entry rewritten with this driver's */
-  CHECK(rt_cache_read(g_cache_dir, key, request, &m, NULL) == 0);
-  m.cubin_driver = 12080;
-  CHECK(rt_cache_write(g_cache_dir, key, request, &m) == 0);
-  rt_meta_free(&m);
-  rt = open_fake(9, 0);
-  jits = fake->ptx_jits, cubins = fake->cubins_loaded;
-  OK(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k));
-  CHECK(fake->ptx_jits == jits + 1 && fake->cubins_loaded == cubins + 1, "another driver's cubin was loaded");
+   * and the entry rewritten with this driver's, which the next start loads */
+  set_entry_cubin(key, request, 90, 12080);
+  load_counting(kAddSource, sig, &opt, 1, 1, "another driver's cubin was loaded");
   CHECK(rt_cache_read(g_cache_dir, key, request, &m, NULL) == 0);
   CHECK(m.cubin_driver == 13000, "the entry was not rewritten for this driver");
   rt_meta_free(&m);
-  tlc_runtime_close(rt);
-  rt = open_fake(9, 0);
-  jits = fake->ptx_jits, cubins = fake->cubins_loaded;
-  OK(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k));
-  CHECK(fake->ptx_jits == jits && fake->cubins_loaded == cubins + 1);
-  tlc_runtime_close(rt);
-
+  load_counting(kAddSource, sig, &opt, 0, 1, "the rewritten entry's cubin was not loaded");
   /* a cubin the driver refuses: linked again from the PTX, still a kernel */
   fake->fail_cubin = 1; /* (the cached one; the new one loads) */
-  rt = open_fake(9, 0);
-  jits = fake->ptx_jits;
-  OK(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k));
-  CHECK(fake->ptx_jits == jits + 1, "a refused cubin was not replaced by the PTX's");
-  tlc_runtime_close(rt);
+  load_counting(kAddSource, sig, &opt, 1, 1, "a refused cubin was not replaced by the PTX's");
+  CHECK(fake->fail_cubin == 0);
   /* a cubin made for another capability (an entry carried to another GPU
    * with the same arch name cannot happen, but the record is checked) */
-  CHECK(rt_cache_read(g_cache_dir, key, request, &m, NULL) == 0);
-  m.cubin_capability = 80;
-  CHECK(rt_cache_write(g_cache_dir, key, request, &m) == 0);
-  rt_meta_free(&m);
-  rt = open_fake(9, 0);
-  jits = fake->ptx_jits, cubins = fake->cubins_loaded;
-  OK(rt, tlc_kernel_from_source(rt, kAddSource, "add.tile", "add_kernel", sig, &opt, &k));
-  CHECK(fake->ptx_jits == jits + 1 && fake->cubins_loaded == cubins + 1, "another capability's cubin was loaded");
-  tlc_runtime_close(rt);
-  CHECK(fake->fail_cubin == 0);
+  set_entry_cubin(key, request, 80, 13000);
+  load_counting(kAddSource, sig, &opt, 1, 1, "another capability's cubin was loaded");
 
   /* the ahead-of-time path links its PTX the same way */
   rt = open_fake(9, 0);
