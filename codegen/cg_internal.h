@@ -384,11 +384,12 @@ int cg_ws_ctas_per_sm(const CgCtx *cg);           /* cg_warp_roles.c: the CTAs a
 /* cg_module.c: every definition of a library module (read lazily) made
  * linkonce_odr, so that linking brings over only what the kernel reaches;
  * after linking, every function and global but the kernel and its shared
- * memory internal (O3 may inline or drop them); an LLVM pass pipeline over
- * the module, false after an error that names `what` */
+ * memory internal (O3 may inline or drop them) */
 void cg_link_on_demand(LLVMModuleRef lib);
+/* cg_pipeline.c: the O-pipeline's text for arch at opt_level (the chosen
+ * one, or "default<ON>" written into buf) */
+const char *cg_pipeline(const char *arch, int opt_level, char *buf, size_t len);
 void cg_internalize_linked(CgCtx *cg);
-bool cg_run_passes(CgCtx *cg, const char *pipeline, const char *what);
 void cg_lower_barrier(CgCtx *cg, Op *op);         /* cg_warp_roles.c */
 void cg_lower_tma_copy(CgCtx *cg, Op *op);
 void cg_lower_tma_store(CgCtx *cg, Op *op);

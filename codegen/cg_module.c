@@ -206,13 +206,21 @@ void cg_internalize_linked(CgCtx *cg) {
     if (g != cg->smem && !LLVMIsDeclaration(g)) LLVMSetLinkage(g, LLVMInternalLinkage);
 }
 
-bool cg_run_passes(CgCtx *cg, const char *pipeline, const char *what) {
+/* Run an LLVM pass pipeline over the module; false after an error: an
+ * internal one for tlc's own pipeline, the user's for TLC_LLVM_PIPELINE's
+ * text. */
+static bool run_passes(CgCtx *cg, const char *pipeline, bool from_env) {
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   LLVMErrorRef err = LLVMRunPasses(cg->mod, pipeline, cg->tm, po);
   LLVMDisposePassBuilderOptions(po);
   if (!err) return true;
   char *em = LLVMGetErrorMessage(err);
-  cg_error(cg, NULL, "%s: %s", what, em);
+  if (from_env) { /* the environment's mistake, not the kernel's: no location */
+    diag_plain(cg->diag, "TLC_LLVM_PIPELINE='%s': %s", pipeline, em);
+    cg->user_failed = true;
+  } else {
+    cg_error(cg, NULL, "LLVM pass pipeline: %s", em);
+  }
   LLVMDisposeErrorMessage(em);
   return false;
 }
@@ -260,10 +268,16 @@ static bool finish(CgCtx *cg, CgResult *out) {
   double t0 = clock_ms();
   int lvl = cg->opt->opt_level;
   if (lvl < 0 || lvl > 3) lvl = 3;
-  char pipeline[32];
-  snprintf(pipeline, sizeof pipeline, "default<O%d>", lvl);
+  char level[32];
+  const char *arch = cg->opt->arch ? cg->opt->arch : cg->m->arch;
+  const char *pipeline = cg_pipeline(arch, lvl, level, sizeof level);
+  /* TLC_LLVM_PIPELINE: the O-pipeline replaced by this text (a developer's
+   * hook for choosing passes, bench/pipeline_search.py; part of the cache
+   * key, tlc_compile_request) */
+  const char *custom = getenv("TLC_LLVM_PIPELINE");
+  if (custom && *custom) pipeline = custom;
   cg->passes_ran = true;
-  if (!cg_run_passes(cg, pipeline, "LLVM pass pipeline")) return false;
+  if (!run_passes(cg, pipeline, custom && *custom)) return false;
   out->opt_ms = clock_ms() - t0;
 
   if (cg->opt->want_llvm) {

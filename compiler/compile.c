@@ -388,6 +388,8 @@ char *tlc_compile_request(const char *source, const tlc_compile_options *opt_in)
   if (opt->skip_passes && *opt->skip_passes) request_str(&sb, "skip_passes", opt->skip_passes);
   const char *llvm_args = getenv("TLC_LLVM_ARGS"); /* (codegen reads it: it may change the PTX) */
   if (llvm_args && *llvm_args) request_str(&sb, "llvm_args", llvm_args);
+  const char *llvm_pipeline = getenv("TLC_LLVM_PIPELINE"); /* (the O-pipeline's text, when replaced) */
+  if (llvm_pipeline && *llvm_pipeline) request_str(&sb, "llvm_pipeline", llvm_pipeline);
   return sb_take(&sb);
 }
 

@@ -25,7 +25,7 @@ typedef enum tlc_emit {
   TLC_EMIT_AST,        /* the parsed file, as `ast_dump` writes it */
   TLC_EMIT_TIR,        /* tile IR after the whole pass pipeline (layouts chosen) */
   TLC_EMIT_TIR_SPEC,   /* tile IR straight after specialization (no passes) */
-  TLC_EMIT_LLVM,       /* LLVM IR after O3 */
+  TLC_EMIT_LLVM,       /* LLVM IR after the O-pipeline (codegen/cg_pipeline.c) */
   TLC_EMIT_PTX,        /* PTX text */
 } tlc_emit;
 
