@@ -206,6 +206,7 @@ static int child_warm(void) {
   uint16_t *c;
   unsigned long long h = matmul_once(rt, &mm, &k, &load_ms, &launch_ms, &c);
   free(c);
+  free(mm.ha), free(mm.hb);
   printf("CHILD load_ms=%.4f first_launch_ms=%.4f compiled=%d jit=%d digest=%016llx\n", load_ms, launch_ms,
          tlc_kernel_compile_ms(k) > 0.0, tlc_kernel_link_ms(k) > 0.0, h);
   tlc_runtime_close(rt);
@@ -319,6 +320,102 @@ static void remove_dir(const char *dir) {
   rmdir(dir);
 }
 
+/* Everything timed and checked, on rt (mm: the matmul's buffers, freed by
+ * the caller); the exit status. */
+static int measure(tlc_runtime *rt, Mm *mm, int reps, int calls) {
+  tlc_kernel *k;
+  double total_ms, launch_ms;
+  uint16_t *c;
+  unsigned long long digest = matmul_once(rt, mm, &k, &total_ms, &launch_ms, &c);
+  /* fp16 operands, fp32 accumulation, an fp16 result: METHOD.md's bound */
+  double err = fake_driver() ? 0.0 : mm_check(mm, c);
+  free(c);
+  printf("LATENCY what=cold total_ms=%.3f compile_ms=%.3f link_ms=%.3f first_launch_ms=%.3f rel_err=%.2e%s\n",
+         total_ms, tlc_kernel_compile_ms(k), tlc_kernel_link_ms(k), launch_ms, err,
+         fake_driver() ? " (fake driver: not run)" : "");
+  if (!(err <= 1e-2)) {
+    fprintf(stderr, "tlc_bench_latency: the matmul's result is wrong (relative error %.3g)\n", err);
+    return 1;
+  }
+
+  /* warm: new processes, the same cache folder */
+  double *load = malloc(sizeof *load * (size_t)reps), *first = malloc(sizeof *first * (size_t)reps);
+  int bad = 0, failed = 0;
+  if (!load || !first) exit(1);
+  for (int r = 0; r < reps; r++) {
+    char cmd[4200], self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+      perror("readlink /proc/self/exe");
+      failed = 1;
+      break;
+    }
+    self[n] = 0;
+    snprintf(cmd, sizeof cmd, "'%s' --child-warm", self);
+    FILE *p = popen(cmd, "r");
+    char line[512] = "";
+    int compiled = -1, jit = -1, got = 0;
+    unsigned long long h = 0;
+    while (p && fgets(line, sizeof line, p))
+      if (sscanf(line, "CHILD load_ms=%lf first_launch_ms=%lf compiled=%d jit=%d digest=%llx", &load[r], &first[r],
+                 &compiled, &jit, &h) == 5)
+        got = 1;
+    if (got && h != digest && !fake_driver()) {
+      fprintf(stderr, "tlc_bench_latency: warm child %d computed another C (digest %016llx, not %016llx)\n", r, h,
+              digest);
+      failed = 1;
+    }
+    int rc = p ? pclose(p) : -1;
+    if (!got || rc != 0) {
+      fprintf(stderr, "tlc_bench_latency: warm child %d failed (status %d)\n", r, rc);
+      failed = 1;
+    }
+    if (failed) break;
+    if (compiled || jit) bad++;
+  }
+  if (failed) {
+    free(load), free(first);
+    return 1;
+  }
+  printf("LATENCY what=warm load_ms=%.4f first_launch_ms=%.4f min_load_ms=%.4f processes=%d compiled_or_jit=%d\n",
+         median(load, reps), median(first, reps), load[0], reps, bad);
+  free(load);
+  free(first);
+
+  /* the matmul's launch cost on a one-program problem (M = N = 128, K = 64):
+   * what a launch costs the host does not depend on the size */
+  tlc_arg small[9];
+  memcpy(small, mm->args, sizeof small);
+  small[3] = TLC_I32(128), small[4] = TLC_I32(128), small[5] = TLC_I32(64);
+  launch_rate(rt, k, small, 9, calls, "matmul");
+  /* vector add: 4 arguments, one program */
+  char path[4096];
+  ex_tile_path("vector_add/vector_add.tile", path, sizeof path);
+  tlc_kernel *va = NULL;
+  tlc_status st = tlc_kernel_from_file(rt, path, "add_kernel", "*fp32:16,*fp32:16,*fp32:16,i32,1024", NULL, &va);
+  if (st != TLC_OK) die(rt, st, "tlc_kernel_from_file (vector add)");
+  tlc_arg va_args[4] = {TLC_PTR(mm->a), TLC_PTR(mm->b), TLC_PTR(mm->c), TLC_I32(1024)};
+  launch_rate(rt, va, va_args, 4, calls, "vector_add");
+  {
+    int32_t n = 1024;
+    void *params[4] = {&va_args[0].v.ptr, &va_args[1].v.ptr, &va_args[2].v.ptr, &n};
+    if (!fake_driver()) driver_rate(va, "add_kernel", params, calls);
+  }
+  /* the launches computed something: the first 1024 floats of C are those of
+   * A and B added (the buffers read as fp32) */
+  float x[1024], y[1024], z[1024];
+  if ((st = tlc_memcpy_dtoh(rt, x, mm->a, sizeof x)) != TLC_OK || (st = tlc_memcpy_dtoh(rt, y, mm->b, sizeof y)) != TLC_OK ||
+      (st = tlc_memcpy_dtoh(rt, z, mm->c, sizeof z)) != TLC_OK)
+    die(rt, st, "tlc_memcpy_dtoh");
+  for (int i = 0; i < 1024 && !fake_driver(); i++)
+    if (!(z[i] == x[i] + y[i]) && !(x[i] + y[i] != x[i] + y[i] && z[i] != z[i])) {
+      fprintf(stderr, "tlc_bench_latency: vector add element %d: %g + %g gave %g\n", i, x[i], y[i], z[i]);
+      return 1;
+    }
+  if (bad) fprintf(stderr, "tlc_bench_latency: %d warm start(s) compiled or ran the PTX JIT\n", bad);
+  return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--child-warm")) return child_warm();
   int reps = 11, calls = 20000;
@@ -342,91 +439,10 @@ int main(int argc, char **argv) {
   setenv("TLC_CACHE_DIR", dir, 1); /* empty: the cold path */
   tlc_runtime *rt = open_device();
   printf("DEVICE %s (%s)\n", tlc_device_name(rt), tlc_device_arch(rt));
-  Mm mm;
-  tlc_kernel *k;
-  double total_ms, launch_ms;
-  uint16_t *c;
-  unsigned long long digest = matmul_once(rt, &mm, &k, &total_ms, &launch_ms, &c);
-  /* fp16 operands, fp32 accumulation, an fp16 result: METHOD.md's bound */
-  double err = fake_driver() ? 0.0 : mm_check(&mm, c);
-  free(c);
-  printf("LATENCY what=cold total_ms=%.3f compile_ms=%.3f link_ms=%.3f first_launch_ms=%.3f rel_err=%.2e%s\n",
-         total_ms, tlc_kernel_compile_ms(k), tlc_kernel_link_ms(k), launch_ms, err,
-         fake_driver() ? " (fake driver: not run)" : "");
-  if (!(err <= 1e-2)) {
-    fprintf(stderr, "tlc_bench_latency: the matmul's result is wrong (relative error %.3g)\n", err);
-    return 1;
-  }
-
-  /* warm: new processes, the same cache folder */
-  double *load = malloc(sizeof *load * (size_t)reps), *first = malloc(sizeof *first * (size_t)reps);
-  int bad = 0;
-  for (int r = 0; r < reps; r++) {
-    char cmd[4200], self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-      perror("readlink /proc/self/exe");
-      return 1;
-    }
-    self[n] = 0;
-    snprintf(cmd, sizeof cmd, "'%s' --child-warm", self);
-    FILE *p = popen(cmd, "r");
-    char line[512] = "";
-    int compiled = -1, jit = -1, got = 0;
-    unsigned long long h = 0;
-    while (p && fgets(line, sizeof line, p))
-      if (sscanf(line, "CHILD load_ms=%lf first_launch_ms=%lf compiled=%d jit=%d digest=%llx", &load[r], &first[r],
-                 &compiled, &jit, &h) == 5)
-        got = 1;
-    if (got && h != digest && !fake_driver()) {
-      fprintf(stderr, "tlc_bench_latency: warm child %d computed another C (digest %016llx, not %016llx)\n", r, h,
-              digest);
-      return 1;
-    }
-    int rc = p ? pclose(p) : -1;
-    if (!got || rc != 0) {
-      fprintf(stderr, "tlc_bench_latency: warm child %d failed (status %d)\n", r, rc);
-      return 1;
-    }
-    if (compiled || jit) bad++;
-  }
-  printf("LATENCY what=warm load_ms=%.4f first_launch_ms=%.4f min_load_ms=%.4f processes=%d compiled_or_jit=%d\n",
-         median(load, reps), median(first, reps), load[0], reps, bad);
-  free(load);
-  free(first);
-
-  /* the matmul's launch cost on a one-program problem (M = N = 128, K = 64):
-   * what a launch costs the host does not depend on the size */
-  tlc_arg small[9];
-  memcpy(small, mm.args, sizeof small);
-  small[3] = TLC_I32(128), small[4] = TLC_I32(128), small[5] = TLC_I32(64);
-  launch_rate(rt, k, small, 9, calls, "matmul");
-  /* vector add: 4 arguments, one program */
-  char path[4096];
-  ex_tile_path("vector_add/vector_add.tile", path, sizeof path);
-  tlc_kernel *va = NULL;
-  tlc_status st = tlc_kernel_from_file(rt, path, "add_kernel", "*fp32:16,*fp32:16,*fp32:16,i32,1024", NULL, &va);
-  if (st != TLC_OK) die(rt, st, "tlc_kernel_from_file (vector add)");
-  tlc_arg va_args[4] = {TLC_PTR(mm.a), TLC_PTR(mm.b), TLC_PTR(mm.c), TLC_I32(1024)};
-  launch_rate(rt, va, va_args, 4, calls, "vector_add");
-  {
-    int32_t n = 1024;
-    void *params[4] = {&va_args[0].v.ptr, &va_args[1].v.ptr, &va_args[2].v.ptr, &n};
-    if (!fake_driver()) driver_rate(va, "add_kernel", params, calls);
-  }
-  /* the launches computed something: the first 1024 floats of C are those of
-   * A and B added (the buffers read as fp32) */
-  float x[1024], y[1024], z[1024];
-  if ((st = tlc_memcpy_dtoh(rt, x, mm.a, sizeof x)) != TLC_OK || (st = tlc_memcpy_dtoh(rt, y, mm.b, sizeof y)) != TLC_OK ||
-      (st = tlc_memcpy_dtoh(rt, z, mm.c, sizeof z)) != TLC_OK)
-    die(rt, st, "tlc_memcpy_dtoh");
-  for (int i = 0; i < 1024 && !fake_driver(); i++)
-    if (!(z[i] == x[i] + y[i]) && !(x[i] + y[i] != x[i] + y[i] && z[i] != z[i])) {
-      fprintf(stderr, "tlc_bench_latency: vector add element %d: %g + %g gave %g\n", i, x[i], y[i], z[i]);
-      return 1;
-    }
+  Mm mm = {0};
+  int rc = measure(rt, &mm, reps, calls);
+  free(mm.ha), free(mm.hb);
   tlc_runtime_close(rt);
   remove_dir(dir);
-  if (bad) fprintf(stderr, "tlc_bench_latency: %d warm start(s) compiled or ran the PTX JIT\n", bad);
-  return bad ? 1 : 0;
+  return rc;
 }
