@@ -32,7 +32,17 @@
  * on 8 warps from 1041 to 957), or spills (a 128x128 accumulator beside
  * two 128x64 products on one warpgroup).  cp.async rings are left alone (their
  * completion is counted in groups, in order: stage j+1 cannot be waited
- * for apart from stage j+2's copies). */
+ * for apart from stage j+2's copies).
+ *
+ * Not taken in a kernel that consumer-warpgroups split onto two consumer
+ * warpgroups beside a producer: there the other warpgroup's dots fill the
+ * tensor cores while one runs its softmax, and a q @ k issued early only
+ * crowds them (ptxas spreads its wgmmas through the softmax, each a
+ * warpgroup-wide issue point).  H200, seed-004 forward at head dim 128,
+ * 128x64 blocks, two runs each (tlc_bench_tc --fwd-config 128,64,4,S,
+ * TFLOP/s): N16384 s3 498.5 / 496.3 -> 535.5 / 536.0; N4096 s3 526.1 /
+ * 525.8 -> 559.1 / 541.3, s4 509.7 / 525.4 -> 546.2 / 541.3; N4096 causal
+ * s3 464.8 / 460.0 -> 517.1 / 517.5. */
 #include "passes/pass_internal.h"
 
 #include <stdlib.h>
@@ -155,7 +165,7 @@ static void rewrite(IrModule *m, Op *loop) {
 
 int pass_dot_ahead(IrModule *m, StrBuf *errors) {
   (void)errors;
-  if (!m->func || m->capability < 90) return 0;
+  if (!m->func || m->capability < 90 || (m->warps_asked && !m->split_alone)) return 0;
   int n;
   Op **ops = ir_collect_ops(m->func, &n);
   for (int i = n - 1; i >= 0; i--) /* (pre-order backwards: inner loops first) */
