@@ -30,8 +30,11 @@ function kv(line, arr,   n, i, f, p) {
 /^LATENCY / { kv($0, a); w = a["what"]
   if (w == "cold") { t_cold = a["total_ms"] + a["first_launch_ms"]; t_compile = a["compile_ms"]; t_link = a["link_ms"] }
   if (w == "warm") { t_warm = a["load_ms"] + a["first_launch_ms"]; t_load = a["load_ms"]; t_bad = a["compiled_or_jit"]; t_n = a["processes"] }
-  if (w == "launch") t_launch[a["kernel"]] = a["median_us"] " (mean " a["mean_us"] ")"
-  if (w == "driver" && ("median_us" in a)) t_driver = a["median_us"] " (mean " a["mean_us"] ")" }
+  own = (a["stream"] == "own")
+  if (w == "launch" && !own) t_launch[a["kernel"]] = a["median_us"] " (mean " a["mean_us"] ")"
+  if (w == "launch" && own && ("median_us" in a)) t_launch_own = a["median_us"] " (mean " a["mean_us"] ")"
+  if (w == "driver" && !own && ("median_us" in a)) t_driver = a["median_us"] " (mean " a["mean_us"] ")"
+  if (w == "driver" && own && ("median_us" in a)) t_driver_own = a["median_us"] " (mean " a["mean_us"] ")" }
 /^PEERS / { kv($0, a); w = a["what"]
   if (w == "cold") p_cold = a["first_call_ms"]
   if (w == "warm") p_warm = a["first_call_ms"]
@@ -47,6 +50,8 @@ END {
   printf "%-46s %26s %26s\n", "host time per launch, matmul (us)", ("matmul" in t_launch) ? t_launch["matmul"] : "-", ("matmul" in p_launch) ? p_launch["matmul"] : "-"
   printf "%-46s %26s %26s\n", "host time per launch, vector add (us)", ("vector_add" in t_launch) ? t_launch["vector_add"] : "-", "-"
   printf "%-46s %26s %26s\n", "  cuLaunchKernel alone, vector add (us)", t_driver == "" ? "-" : t_driver, "-"
+  printf "%-46s %26s %26s\n", "host time per launch, own stream, vector add", t_launch_own == "" ? "-" : t_launch_own, "-"
+  printf "%-46s %26s %26s\n", "  cuLaunchKernel alone, own stream (us)", t_driver_own == "" ? "-" : t_driver_own, "-"
   printf "warm starts that compiled or ran the JIT: %s of %s; tlc_bench_latency exit %d, peers_latency.py exit %d\n", t_bad == "" ? "?" : t_bad, t_n == "" ? "?" : t_n, tlc_rc, peers_rc
 }' "$out/latency-tlc.log" "$out/latency-peers.log" | tee "$out/latency-table.txt"
 [ "$tlc_rc" = 0 ]

@@ -17,7 +17,9 @@
  *           calls, in bursts of 128 with a wait between (one program each,
  *           so no call waits for a free slot in the device's queue); and
  *           the driver's own cuLaunchKernel of the vector add, timed alike,
- *           for scale.
+ *           for scale; both again on a stream of their own (created
+ *           non-blocking), which the default stream's ordering rules do not
+ *           reach.
  *
  * Checked: the matmul's first result against a double reference (every 7th
  * row; C poisoned with NaN before), each warm child's result bit for bit
@@ -30,6 +32,8 @@
  *           (medians over the processes)
  *   LATENCY what=launch kernel=matmul median_us=.. mean_us=.. calls=N
  *   LATENCY what=driver kernel=add_kernel median_us=.. mean_us=.. calls=N
+ *   LATENCY what=launch kernel=vector_add stream=own median_us=.. ...
+ *   LATENCY what=driver kernel=add_kernel stream=own median_us=.. ...
  *
  * Options: --reps N (warm processes, default 11), --launches N (default
  * 20000).  Exit 77 (SKIP) without a GPU driver or device; 1 when a step
@@ -228,7 +232,7 @@ typedef struct Launcher {
 
 /* Host time of one launch over `calls` launches after 100 to warm up: one
  * LATENCY line with the median and mean (us); false when a launch failed. */
-static bool time_launches(const Launcher *l, int calls, const char *what, const char *name) {
+static bool time_launches(const Launcher *l, int calls, const char *what, const char *name, bool own) {
   double *t = malloc(sizeof *t * (size_t)calls), sum = 0;
   if (!t) exit(1);
   bool ok = true;
@@ -243,10 +247,47 @@ static bool time_launches(const Launcher *l, int calls, const char *what, const 
   }
   ok = ok && !l->wait(l->ctx);
   if (ok)
-    printf("LATENCY what=%s kernel=%s median_us=%.3f mean_us=%.3f calls=%d\n", what, name, median(t, calls),
-           sum / calls, calls);
+    printf("LATENCY what=%s kernel=%s%s median_us=%.3f mean_us=%.3f calls=%d\n", what, name,
+           own ? " stream=own" : "", median(t, calls), sum / calls, calls);
   free(t);
   return ok;
+}
+
+/* The driver's entry points this program calls itself (dlopen'd as the
+ * runtime does): the baseline launch and a stream of its own. */
+typedef int (*pfn_load)(void **, const void *);
+typedef int (*pfn_getfn)(void **, void *, const char *);
+typedef int (*pfn_launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+                          void **, void **);
+typedef int (*pfn_sync)(void);
+typedef int (*pfn_stream_create)(void **, unsigned);
+typedef int (*pfn_stream_sync)(void *);
+typedef int (*pfn_stream_destroy)(void *);
+
+typedef struct Drv {
+  pfn_load load;
+  pfn_getfn getfn;
+  pfn_launch launch;
+  pfn_sync sync;
+  pfn_stream_create stream_create;
+  pfn_stream_sync stream_sync;
+  pfn_stream_destroy stream_destroy;
+} Drv;
+
+/* libcuda's entry points; false when one is missing (then nothing is timed
+ * through it). */
+static bool drv_open(Drv *d) {
+  const char *lib = getenv("TLC_CUDA_DRIVER");
+  void *h = dlopen(lib && *lib ? lib : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h) return false;
+  d->load = (pfn_load)dlsym(h, "cuModuleLoadData");
+  d->getfn = (pfn_getfn)dlsym(h, "cuModuleGetFunction");
+  d->launch = (pfn_launch)dlsym(h, "cuLaunchKernel");
+  d->sync = (pfn_sync)dlsym(h, "cuCtxSynchronize");
+  d->stream_create = (pfn_stream_create)dlsym(h, "cuStreamCreate");
+  d->stream_sync = (pfn_stream_sync)dlsym(h, "cuStreamSynchronize");
+  d->stream_destroy = (pfn_stream_destroy)dlsym(h, "cuStreamDestroy_v2");
+  return d->load && d->getfn && d->launch && d->sync && d->stream_create && d->stream_sync && d->stream_destroy;
 }
 
 /* tlc_launch of k on one program. */
@@ -255,56 +296,56 @@ typedef struct TlcLaunch {
   tlc_kernel *k;
   const tlc_arg *args;
   int nargs;
+  const Drv *drv;  /* with stream: its cuStreamSynchronize */
+  void *stream;    /* NULL: the default stream */
 } TlcLaunch;
 static int tlc_one(void *p) {
   TlcLaunch *t = p;
-  return tlc_launch(t->k, 1, 1, 1, NULL, t->args, t->nargs) != TLC_OK;
+  return tlc_launch(t->k, 1, 1, 1, t->stream, t->args, t->nargs) != TLC_OK;
 }
-static int tlc_wait(void *p) { return tlc_synchronize(((TlcLaunch *)p)->rt) != TLC_OK; }
+static int tlc_wait(void *p) {
+  TlcLaunch *t = p;
+  return t->stream ? t->drv->stream_sync(t->stream) != 0 : tlc_synchronize(t->rt) != TLC_OK;
+}
 
-/* Host time per tlc_launch of k on one program. */
-static void launch_rate(tlc_runtime *rt, tlc_kernel *k, const tlc_arg *args, int nargs, int calls, const char *name) {
-  TlcLaunch t = {rt, k, args, nargs};
+/* Host time per tlc_launch of k on one program, on `stream` (NULL: the
+ * default one; else a stream of drv's). */
+static void launch_rate(tlc_runtime *rt, tlc_kernel *k, const tlc_arg *args, int nargs, int calls, const char *name,
+                        const Drv *drv, void *stream) {
+  TlcLaunch t = {rt, k, args, nargs, drv, stream};
   Launcher l = {tlc_one, tlc_wait, &t};
-  if (!time_launches(&l, calls, "launch", name)) die(rt, TLC_ERR_LAUNCH, "tlc_launch");
+  if (!time_launches(&l, calls, "launch", name, stream != NULL)) die(rt, TLC_ERR_LAUNCH, "tlc_launch");
 }
 
 /* The driver's own cost of the same launch, for scale: k's PTX loaded into a
  * module of this program's through libcuda itself, launched with
  * cuLaunchKernel and the same arguments, timed the same way. */
-typedef int (*pfn_load)(void **, const void *);
-typedef int (*pfn_getfn)(void **, void *, const char *);
-typedef int (*pfn_launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
-                          void **, void **);
-typedef int (*pfn_sync)(void);
-
 typedef struct DrvLaunch {
-  pfn_launch launch;
-  pfn_sync sync;
+  const Drv *drv;
   void *fn;
   unsigned threads;
   void **params;
+  void *stream;
 } DrvLaunch;
 static int drv_one(void *p) {
   DrvLaunch *d = p;
-  return d->launch(d->fn, 1, 1, 1, d->threads, 1, 1, 0, NULL, d->params, NULL);
+  return d->drv->launch(d->fn, 1, 1, 1, d->threads, 1, 1, 0, d->stream, d->params, NULL);
 }
-static int drv_wait(void *p) { return ((DrvLaunch *)p)->sync(); }
+static int drv_wait(void *p) {
+  DrvLaunch *d = p;
+  return d->stream ? d->drv->stream_sync(d->stream) : d->drv->sync();
+}
 
-static void driver_rate(tlc_kernel *k, const char *symbol, void **params, int calls) {
-  const char *lib = getenv("TLC_CUDA_DRIVER");
-  void *h = dlopen(lib && *lib ? lib : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  pfn_load load = h ? (pfn_load)dlsym(h, "cuModuleLoadData") : NULL;
-  pfn_getfn getfn = h ? (pfn_getfn)dlsym(h, "cuModuleGetFunction") : NULL;
-  DrvLaunch d = {h ? (pfn_launch)dlsym(h, "cuLaunchKernel") : NULL, h ? (pfn_sync)dlsym(h, "cuCtxSynchronize") : NULL,
-                 NULL, 32u * (unsigned)tlc_kernel_num_warps(k), params};
+static void driver_rate(const Drv *drv, tlc_kernel *k, const char *symbol, void **params, int calls, void *stream) {
+  DrvLaunch d = {drv, NULL, 32u * (unsigned)tlc_kernel_num_warps(k), params, stream};
   void *mod = NULL;
-  if (!load || !getfn || !d.launch || !d.sync || load(&mod, tlc_kernel_ptx(k)) || getfn(&d.fn, mod, symbol)) {
-    printf("LATENCY what=driver kernel=%s skipped (the driver's entry points or the module)\n", symbol);
+  if (drv->load(&mod, tlc_kernel_ptx(k)) || drv->getfn(&d.fn, mod, symbol)) {
+    printf("LATENCY what=driver kernel=%s skipped (the module)\n", symbol);
     return;
   }
   Launcher l = {drv_one, drv_wait, &d};
-  if (!time_launches(&l, calls, "driver", symbol)) printf("LATENCY what=driver kernel=%s failed\n", symbol);
+  if (!time_launches(&l, calls, "driver", symbol, stream != NULL))
+    printf("LATENCY what=driver kernel=%s failed\n", symbol);
 }
 
 /* The cache folder this run made, emptied and removed. */
@@ -387,7 +428,7 @@ static int measure(tlc_runtime *rt, Mm *mm, int reps, int calls) {
   tlc_arg small[9];
   memcpy(small, mm->args, sizeof small);
   small[3] = TLC_I32(128), small[4] = TLC_I32(128), small[5] = TLC_I32(64);
-  launch_rate(rt, k, small, 9, calls, "matmul");
+  launch_rate(rt, k, small, 9, calls, "matmul", NULL, NULL);
   /* vector add: 4 arguments, one program */
   char path[4096];
   ex_tile_path("vector_add/vector_add.tile", path, sizeof path);
@@ -395,11 +436,22 @@ static int measure(tlc_runtime *rt, Mm *mm, int reps, int calls) {
   tlc_status st = tlc_kernel_from_file(rt, path, "add_kernel", "*fp32:16,*fp32:16,*fp32:16,i32,1024", NULL, &va);
   if (st != TLC_OK) die(rt, st, "tlc_kernel_from_file (vector add)");
   tlc_arg va_args[4] = {TLC_PTR(mm->a), TLC_PTR(mm->b), TLC_PTR(mm->c), TLC_I32(1024)};
-  launch_rate(rt, va, va_args, 4, calls, "vector_add");
-  {
+  launch_rate(rt, va, va_args, 4, calls, "vector_add", NULL, NULL);
+  Drv drv;
+  if (!fake_driver() && drv_open(&drv)) {
     int32_t n = 1024;
     void *params[4] = {&va_args[0].v.ptr, &va_args[1].v.ptr, &va_args[2].v.ptr, &n};
-    if (!fake_driver()) driver_rate(va, "add_kernel", params, calls);
+    driver_rate(&drv, va, "add_kernel", params, calls, NULL);
+    void *own = NULL; /* CU_STREAM_NON_BLOCKING */
+    if (drv.stream_create(&own, 1) == 0) {
+      launch_rate(rt, va, va_args, 4, calls, "vector_add", &drv, own);
+      driver_rate(&drv, va, "add_kernel", params, calls, own);
+      drv.stream_destroy(own);
+    } else {
+      printf("LATENCY what=launch kernel=vector_add stream=own skipped (cuStreamCreate failed)\n");
+    }
+  } else if (!fake_driver()) {
+    printf("LATENCY what=driver kernel=add_kernel skipped (the driver's entry points)\n");
   }
   /* the launches computed something: the first 1024 floats of C are those of
    * A and B added (the buffers read as fp32) */
