@@ -36,7 +36,8 @@ const PassInfo pass_table[] = {
      "by cp.async; wgmma dots in those loops go asynchronous", true},
     {"dot-ahead", pass_dot_ahead,
      "sm_90: in a TMA-pipelined loop, the wgmma dot of a ring slot and invariants (attention's "
-     "q @ k) is issued one iteration early, overlapping the next S with this softmax", true},
+     "q @ k) is issued one iteration early, overlapping the next S with this softmax (not in kernels "
+     "split onto two consumer warpgroups)", true},
     {"dot-early", pass_dot_early,
      "sm_90: a synchronous wgmma dot whose operands are ready at an earlier one is issued beside it, "
      "both asynchronous (attention backward's dP = v @ do^T under the softmax of S = k @ q^T)", true},
