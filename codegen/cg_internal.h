@@ -386,8 +386,8 @@ int cg_ws_ctas_per_sm(const CgCtx *cg);           /* cg_warp_roles.c: the CTAs a
  * after linking, every function and global but the kernel and its shared
  * memory internal (O3 may inline or drop them) */
 void cg_link_on_demand(LLVMModuleRef lib);
-/* cg_pipeline.c: the O-pipeline's text for arch at opt_level (the chosen
- * one, or "default<ON>" written into buf) */
+/* cg_pipeline.c: the O-pipeline's text for arch at opt_level 0-3 (the
+ * chosen one, or "default<ON>" written into buf) */
 const char *cg_pipeline(const char *arch, int opt_level, char *buf, size_t len);
 void cg_internalize_linked(CgCtx *cg);
 void cg_lower_barrier(CgCtx *cg, Op *op);         /* cg_warp_roles.c */

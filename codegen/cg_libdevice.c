@@ -359,14 +359,6 @@ static const char *reflect_name(LLVMValueRef arg, size_t *len) {
   return s;
 }
 
-/* libdevice asks __nvvm_reflect("__CUDA_FTZ") and ("__CUDA_ARCH") which
- * path to take.  They are answered here, right after linking, as LLVM 19's
- * NVVMReflect pass answers them (__CUDA_FTZ: the module's nvvm-reflect-ftz
- * flag, 1; __CUDA_ARCH: 10 x the target's SM version, 900 on sm_90a; any
- * other name: 0), so that the answer does not depend on the pass pipeline:
- * the default pipelines run NVVMReflect with the target's SM version, while
- * a pipeline written as text (cg_pipeline.c, TLC_LLVM_PIPELINE) can only
- * run it without one, which answers __CUDA_ARCH with 0. */
 /* The call replaced by constant c, and the integer compares of the call
  * with a constant folded (NVVMReflect folds what its answer makes constant,
  * so that a branch on it already takes one way). */
@@ -397,6 +389,14 @@ static void replace_reflect(CgCtx *cg, LLVMValueRef call, LLVMValueRef c) {
   LLVMDisposeBuilder(b);
 }
 
+/* libdevice asks __nvvm_reflect("__CUDA_FTZ") and ("__CUDA_ARCH") which
+ * path to take.  They are answered here, right after linking, as LLVM 19's
+ * NVVMReflect pass answers them (__CUDA_FTZ: the module's nvvm-reflect-ftz
+ * flag, 1; __CUDA_ARCH: 10 x the target's SM version, 900 on sm_90a; any
+ * other name: 0), so that the answer does not depend on the pass pipeline:
+ * the default pipelines run NVVMReflect with the target's SM version, while
+ * a pipeline written as text (cg_pipeline.c, TLC_LLVM_PIPELINE) can only
+ * run it without one, which answers __CUDA_ARCH with 0. */
 static void resolve_reflect(CgCtx *cg) {
   static const char *const fns[] = {"__nvvm_reflect", "llvm.nvvm.reflect"};
   for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {

@@ -61,6 +61,6 @@ static const char kSm90aO3[] =
 
 const char *cg_pipeline(const char *arch, int opt_level, char *buf, size_t len) {
   if (opt_level == 3 && arch && !strcmp(arch, "sm_90a")) return kSm90aO3;
-  snprintf(buf, len, "default<O%d>", opt_level < 0 || opt_level > 3 ? 3 : opt_level);
+  snprintf(buf, len, "default<O%d>", opt_level);
   return buf;
 }

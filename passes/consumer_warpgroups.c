@@ -85,6 +85,8 @@ static bool attention_loops_overflow(const IrModule *m) {
   return over;
 }
 
+bool pass_split_for_producer(const IrModule *m) { return m->warps_asked && !m->split_alone; }
+
 int pass_consumer_warpgroups(IrModule *m, StrBuf *errors) {
   (void)errors;
   if (!m->func || m->capability != 90 || m->keep_warps || m->producer_warps || m->num_warps != ASKED_WARPS)

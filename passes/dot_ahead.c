@@ -165,7 +165,7 @@ static void rewrite(IrModule *m, Op *loop) {
 
 int pass_dot_ahead(IrModule *m, StrBuf *errors) {
   (void)errors;
-  if (!m->func || m->capability < 90 || (m->warps_asked && !m->split_alone)) return 0;
+  if (!m->func || m->capability < 90 || pass_split_for_producer(m)) return 0;
   int n;
   Op **ops = ir_collect_ops(m->func, &n);
   for (int i = n - 1; i >= 0; i--) /* (pre-order backwards: inner loops first) */

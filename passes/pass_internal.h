@@ -123,5 +123,8 @@ bool pass_tma_ring_loop(const Op *loop, Value **bars, Value **rd, Value **ph);
  * type t (a 16-bit element is half of one; a shared buffer none).
  * (pipeline.c) */
 int64_t pass_threads(const IrModule *m); /* the threads the layouts span */
+/* Did consumer-warpgroups split the kernel onto two consumer warpgroups for
+ * a producer (not for registers alone)?  (consumer_warpgroups.c) */
+bool pass_split_for_producer(const IrModule *m);
 
 #endif

@@ -89,7 +89,7 @@ static int64_t loop_buffer_bytes(const IrFunc *f, const Op *loop) {
  * for), and buffers that already hold the CTA at 2 an SM. */
 static bool auto_takes(const IrModule *m, const Op *loop) {
   /* consumer-warpgroups split it for the producer (not a split for registers alone) */
-  if (m->warps_asked && !m->split_alone) return true;
+  if (pass_split_for_producer(m)) return true;
   if (m->num_warps != AUTO_WARPS) return false;
   int dots = 0;
   for (const Op *op = loop->regions[0]->first; op; op = op->next) dots += op->kind == OP_DOT;
