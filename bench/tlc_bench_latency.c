@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "examples/common/host.h"
+#include "runtime/cuda_driver.h"
 #include "runtime/tlc_runtime.h"
 
 enum { SIZE = 1024 };
@@ -253,40 +254,38 @@ static bool time_launches(const Launcher *l, int calls, const char *what, const 
   return ok;
 }
 
-/* The driver's entry points this program calls itself (dlopen'd as the
- * runtime does): the baseline launch and a stream of its own. */
-typedef int (*pfn_load)(void **, const void *);
-typedef int (*pfn_getfn)(void **, void *, const char *);
-typedef int (*pfn_launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
-                          void **, void **);
-typedef int (*pfn_sync)(void);
-typedef int (*pfn_stream_create)(void **, unsigned);
-typedef int (*pfn_stream_sync)(void *);
-typedef int (*pfn_stream_destroy)(void *);
+/* The driver's entry points this program calls itself, looked up in
+ * libcuda apart from tlc's runtime (its "alone" rows must not go through
+ * tlc): the types are runtime/cuda_driver.h's; the stream calls, which the
+ * runtime does not make, are declared here in its style. */
+typedef CUresult (*pfn_cuStreamCreate)(CUstream *stream, unsigned int flags);
+typedef CUresult (*pfn_cuStreamSynchronize)(CUstream stream);
+typedef CUresult (*pfn_cuStreamDestroy)(CUstream stream);
+enum { STREAM_NON_BLOCKING = 1 }; /* CU_STREAM_NON_BLOCKING */
 
 typedef struct Drv {
-  pfn_load load;
-  pfn_getfn getfn;
-  pfn_launch launch;
-  pfn_sync sync;
-  pfn_stream_create stream_create;
-  pfn_stream_sync stream_sync;
-  pfn_stream_destroy stream_destroy;
+  rt_pfn_cuModuleLoadData load;
+  rt_pfn_cuModuleGetFunction getfn;
+  rt_pfn_cuLaunchKernel launch;
+  rt_pfn_cuCtxSynchronize sync;
+  pfn_cuStreamCreate stream_create;
+  pfn_cuStreamSynchronize stream_sync;
+  pfn_cuStreamDestroy stream_destroy;
 } Drv;
 
 /* libcuda's entry points; false when one is missing (then nothing is timed
  * through it). */
 static bool drv_open(Drv *d) {
   const char *lib = getenv("TLC_CUDA_DRIVER");
-  void *h = dlopen(lib && *lib ? lib : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  void *h = dlopen(lib && *lib ? lib : RT_CUDA_LIBRARY, RTLD_NOW | RTLD_LOCAL);
   if (!h) return false;
-  d->load = (pfn_load)dlsym(h, "cuModuleLoadData");
-  d->getfn = (pfn_getfn)dlsym(h, "cuModuleGetFunction");
-  d->launch = (pfn_launch)dlsym(h, "cuLaunchKernel");
-  d->sync = (pfn_sync)dlsym(h, "cuCtxSynchronize");
-  d->stream_create = (pfn_stream_create)dlsym(h, "cuStreamCreate");
-  d->stream_sync = (pfn_stream_sync)dlsym(h, "cuStreamSynchronize");
-  d->stream_destroy = (pfn_stream_destroy)dlsym(h, "cuStreamDestroy_v2");
+  d->load = (rt_pfn_cuModuleLoadData)dlsym(h, "cuModuleLoadData");
+  d->getfn = (rt_pfn_cuModuleGetFunction)dlsym(h, "cuModuleGetFunction");
+  d->launch = (rt_pfn_cuLaunchKernel)dlsym(h, "cuLaunchKernel");
+  d->sync = (rt_pfn_cuCtxSynchronize)dlsym(h, "cuCtxSynchronize");
+  d->stream_create = (pfn_cuStreamCreate)dlsym(h, "cuStreamCreate");
+  d->stream_sync = (pfn_cuStreamSynchronize)dlsym(h, "cuStreamSynchronize");
+  d->stream_destroy = (pfn_cuStreamDestroy)dlsym(h, "cuStreamDestroy_v2");
   return d->load && d->getfn && d->launch && d->sync && d->stream_create && d->stream_sync && d->stream_destroy;
 }
 
@@ -318,31 +317,27 @@ static void launch_rate(tlc_runtime *rt, tlc_kernel *k, const tlc_arg *args, int
 }
 
 /* The driver's own cost of the same launch, for scale: k's PTX loaded into a
- * module of this program's through libcuda itself, launched with
+ * module of this program's through libcuda itself (fn), launched with
  * cuLaunchKernel and the same arguments, timed the same way. */
 typedef struct DrvLaunch {
   const Drv *drv;
-  void *fn;
+  CUfunction fn;
   unsigned threads;
   void **params;
-  void *stream;
+  CUstream stream;
 } DrvLaunch;
 static int drv_one(void *p) {
   DrvLaunch *d = p;
-  return d->drv->launch(d->fn, 1, 1, 1, d->threads, 1, 1, 0, d->stream, d->params, NULL);
+  return d->drv->launch(d->fn, 1, 1, 1, d->threads, 1, 1, 0, d->stream, d->params, NULL) != CUDA_SUCCESS;
 }
 static int drv_wait(void *p) {
   DrvLaunch *d = p;
-  return d->stream ? d->drv->stream_sync(d->stream) : d->drv->sync();
+  return (d->stream ? d->drv->stream_sync(d->stream) : d->drv->sync()) != CUDA_SUCCESS;
 }
 
-static void driver_rate(const Drv *drv, tlc_kernel *k, const char *symbol, void **params, int calls, void *stream) {
-  DrvLaunch d = {drv, NULL, 32u * (unsigned)tlc_kernel_num_warps(k), params, stream};
-  void *mod = NULL;
-  if (drv->load(&mod, tlc_kernel_ptx(k)) || drv->getfn(&d.fn, mod, symbol)) {
-    printf("LATENCY what=driver kernel=%s skipped (the module)\n", symbol);
-    return;
-  }
+static void driver_rate(const Drv *drv, CUfunction fn, unsigned threads, const char *symbol, void **params, int calls,
+                        CUstream stream) {
+  DrvLaunch d = {drv, fn, threads, params, stream};
   Launcher l = {drv_one, drv_wait, &d};
   if (!time_launches(&l, calls, "driver", symbol, stream != NULL))
     printf("LATENCY what=driver kernel=%s failed\n", symbol);
@@ -438,20 +433,27 @@ static int measure(tlc_runtime *rt, Mm *mm, int reps, int calls) {
   tlc_arg va_args[4] = {TLC_PTR(mm->a), TLC_PTR(mm->b), TLC_PTR(mm->c), TLC_I32(1024)};
   launch_rate(rt, va, va_args, 4, calls, "vector_add", NULL, NULL);
   Drv drv;
-  if (!fake_driver() && drv_open(&drv)) {
+  CUmodule mod = NULL;
+  CUfunction fn = NULL;
+  if (fake_driver()) {
+  } else if (!drv_open(&drv)) {
+    printf("LATENCY what=driver kernel=add_kernel skipped (the driver's entry points)\n");
+  } else if (drv.load(&mod, tlc_kernel_ptx(va)) != CUDA_SUCCESS ||
+             drv.getfn(&fn, mod, "add_kernel") != CUDA_SUCCESS) {
+    printf("LATENCY what=driver kernel=add_kernel skipped (the module)\n");
+  } else {
     int32_t n = 1024;
     void *params[4] = {&va_args[0].v.ptr, &va_args[1].v.ptr, &va_args[2].v.ptr, &n};
-    driver_rate(&drv, va, "add_kernel", params, calls, NULL);
-    void *own = NULL; /* CU_STREAM_NON_BLOCKING */
-    if (drv.stream_create(&own, 1) == 0) {
+    unsigned threads = 32u * (unsigned)tlc_kernel_num_warps(va);
+    driver_rate(&drv, fn, threads, "add_kernel", params, calls, NULL);
+    CUstream own = NULL;
+    if (drv.stream_create(&own, STREAM_NON_BLOCKING) == CUDA_SUCCESS) {
       launch_rate(rt, va, va_args, 4, calls, "vector_add", &drv, own);
-      driver_rate(&drv, va, "add_kernel", params, calls, own);
+      driver_rate(&drv, fn, threads, "add_kernel", params, calls, own);
       drv.stream_destroy(own);
     } else {
       printf("LATENCY what=launch kernel=vector_add stream=own skipped (cuStreamCreate failed)\n");
     }
-  } else if (!fake_driver()) {
-    printf("LATENCY what=driver kernel=add_kernel skipped (the driver's entry points)\n");
   }
   /* the launches computed something: the first 1024 floats of C are those of
    * A and B added (the buffers read as fp32) */
