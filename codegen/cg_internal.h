@@ -133,6 +133,7 @@ typedef struct CgCtx {
   LLVMTypeRef t_gptr, t_sptr; /* ptr addrspace(1), ptr addrspace(3) */
 
   LLVMValueRef tid, lane, warp; /* i32, in the prologue */
+  LLVMValueRef tid_guard;     /* tid again, opaque to LLVM (cg_guard_tid), or NULL */
   CgVal *vals;                /* by Value.id */
   uint32_t nvals;
   VEC(CgThreadParts) parts;
@@ -180,6 +181,7 @@ void cg_barrier(CgCtx *cg);
 /* The thread that does what one thread must (thread 0; the producer's
  * first thread in WARP_ROLES' producer region). */
 LLVMValueRef cg_lead_tid(CgCtx *cg);
+LLVMValueRef cg_guard_tid(CgCtx *cg);
 /* Code emitted between these runs only where `pred` (i1) holds: begin
  * returns the block to continue in (NULL, and nothing emitted, when pred is
  * NULL: every thread runs it), end closes it. */

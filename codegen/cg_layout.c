@@ -93,6 +93,21 @@ void cg_thread_init(CgCtx *cg) {
   cg->warp = LLVMBuildCall2(cg->pro, fty, fn, args, 4, "warp");
 }
 
+/* The thread index for one-thread guards (`tid == lead`): read again through
+ * inline asm, so that LLVM does not see the guards' branches as conditions
+ * on cg->tid.  Each such branch was a dominating condition that every
+ * known-bits query of tid's address arithmetic walked (InstCombine, SCCP,
+ * ...); none of them made the kernel better.  Made once, in the prologue. */
+LLVMValueRef cg_guard_tid(CgCtx *cg) {
+  if (cg->tid_guard) return cg->tid_guard;
+  LLVMTypeRef fty = LLVMFunctionType(cg->t_i32, NULL, 0, 0);
+  static const char text[] = "mov.u32 $0, %tid.x;", cons[] = "=r";
+  LLVMValueRef fn = LLVMGetInlineAsm(fty, text, sizeof text - 1, cons, sizeof cons - 1, 0, 0,
+                                     LLVMInlineAsmDialectATT, 0);
+  cg->tid_guard = LLVMBuildCall2(cg->pro, fty, fn, NULL, 0, "tid.guard");
+  return cg->tid_guard;
+}
+
 static int log2i(int64_t x) {
   int n = 0;
   while (x > 1) x >>= 1, n++;
@@ -207,7 +222,7 @@ LLVMValueRef cg_owner(CgCtx *cg, const Type *t) {
     if (cg->owners.data[i].type == t) return cg->owners.data[i].pred;
   LLVMValueRef pred = NULL;
   if (!t->rank) {
-    pred = LLVMBuildICmp(cg->pro, LLVMIntEQ, cg->tid, cg_i32(cg, 0), "owner");
+    pred = LLVMBuildICmp(cg->pro, LLVMIntEQ, cg_guard_tid(cg), cg_i32(cg, 0), "owner");
   } else {
     CgFrag f;
     if (t->layout && cg_frag_of(t->layout, t->rank, t->shape, &f)) {

@@ -47,7 +47,7 @@ static LLVMValueRef bar_addr(CgCtx *cg, const Op *op, const Value *bars, const V
 /* Run the code emitted between begin and end in the lead thread only (and when
  * `pred`, an i1, holds; NULL = always). */
 static LLVMBasicBlockRef begin_thread0(CgCtx *cg, LLVMValueRef pred) {
-  LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntEQ, cg->tid, cg_lead_tid(cg), "");
+  LLVMValueRef c = LLVMBuildICmp(cg->b, LLVMIntEQ, cg_guard_tid(cg), cg_lead_tid(cg), "");
   if (pred) c = cg_build_and(cg->b, c, pred, "");
   return cg_begin_guard(cg, c);
 }
