@@ -150,20 +150,19 @@ static bool instr_name(DType ad, DType bd, DType cd, int n, int k, char *out, si
   return true;
 }
 
-/* One wgmma: acc[0..nacc) in and out; with `fresh` the accumulator is not
- * read (scale-d 0: D = A B), its inputs left undefined. */
+/* One wgmma with A in registers (aregs, 4 words): acc[0..nacc) in and out;
+ * with `fresh` the accumulator is not read (scale-d 0: D = A B), its inputs
+ * left undefined. */
 static void emit_one(CgCtx *cg, const char *name, bool int_acc, bool fresh, bool f16_like, LLVMValueRef *acc, int nacc,
-                     const WgOperand *a, LLVMValueRef adesc, int64_t aimm, LLVMValueRef *aregs,
-                     LLVMValueRef bdesc, int64_t bimm, bool trans_b) {
+                     LLVMValueRef *aregs, LLVMValueRef bdesc, int64_t bimm, bool trans_b) {
   StrBuf text, cons;
   sb_init(&text), sb_init(&cons);
-  int nin = nacc + (a->regs ? 4 : 1) + 2;
+  int nin = nacc + 4 + 2;
   LLVMValueRef *args = ARENA_ARRAY(&cg->arena, LLVMValueRef, nin);
   LLVMTypeRef *rts = ARENA_ARRAY(&cg->arena, LLVMTypeRef, nacc);
-  int ai = nacc * 2, bi = ai + (a->regs ? 4 : 1), pi = bi + 1;
-  sb_printf(&text, "{\n.reg .pred p;\n.reg .b64 da, db;\nsetp.ne.b32 p, $%d, 0;\n", pi);
-  /* the sub-tile offsets (wg_desc's immediates) */
-  if (!a->regs) sb_printf(&text, "add.s64 da, $%d, %lld;\n", ai, (long long)aimm);
+  int ai = nacc * 2, bi = ai + 4, pi = bi + 1;
+  sb_printf(&text, "{\n.reg .pred p;\n.reg .b64 db;\nsetp.ne.b32 p, $%d, 0;\n", pi);
+  /* the sub-tile offset (wg_desc's immediate) */
   sb_printf(&text, "add.s64 db, $%d, %lld;\nwgmma.mma_async.sync.aligned.%s {", bi, (long long)bimm, name);
   for (int i = 0; i < nacc; i++) {
     sb_printf(&text, i ? ", $%d" : "$%d", i);
@@ -174,24 +173,80 @@ static void emit_one(CgCtx *cg, const char *name, bool int_acc, bool fresh, bool
   sb_puts(&text, "}, ");
   for (int i = 0; i < nacc; i++) sb_printf(&cons, ",%d", i);
   int n = nacc;
-  if (a->regs) {
-    sb_printf(&text, "{$%d, $%d, $%d, $%d}, ", ai, ai + 1, ai + 2, ai + 3);
-    for (int i = 0; i < 4; i++) args[n++] = aregs[i], sb_puts(&cons, ",r");
-  } else {
-    sb_puts(&text, "da, ");
-    args[n++] = adesc, sb_puts(&cons, ",l");
-  }
+  sb_printf(&text, "{$%d, $%d, $%d, $%d}, ", ai, ai + 1, ai + 2, ai + 3);
+  for (int i = 0; i < 4; i++) args[n++] = aregs[i], sb_puts(&cons, ",r");
   sb_puts(&text, "db, p");
   args[n++] = bdesc, sb_puts(&cons, ",l");
   args[n++] = cg_i32(cg, fresh ? 0 : 1), sb_puts(&cons, ",r");
   if (!int_acc) sb_puts(&text, ", 1, 1");
-  if (f16_like) {
-    if (!a->regs) sb_printf(&text, ", %d", a->mn_major ? 1 : 0);
-    sb_printf(&text, ", %d", trans_b ? 1 : 0);
-  }
+  if (f16_like) sb_printf(&text, ", %d", trans_b ? 1 : 0);
   sb_puts(&text, ";\n}");
   LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, rts, (unsigned)nacc, 0);
   LLVMValueRef r = cg_asm(cg, st, text.data, cons.data, args, n, true);
+  for (int i = 0; i < nacc; i++) acc[i] = LLVMBuildExtractValue(cg->b, r, (unsigned)i, "");
+  sb_free(&text), sb_free(&cons);
+}
+
+/* Index of v in vals[0..*n), appended when absent. */
+static int input_index(LLVMValueRef *vals, int *n, LLVMValueRef v) {
+  for (int i = 0; i < *n; i++)
+    if (vals[i] == v) return i;
+  vals[*n] = v;
+  return (*n)++;
+}
+
+/* A whole dot of shared operands in one asm: the fence, every (k step,
+ * repetition) wgmma in the order emit_one would issue them, the commit and,
+ * for a synchronous dot, the wait.  The PTX is the instructions the
+ * separate asm statements made; LLVM sees one call whose accumulators are
+ * tied through it instead of one call (and its extractvalues) per
+ * instruction, a fraction of the IR for the optimizer and the instruction
+ * selector to walk.  descs[2 * (kk * RM + rm) + {0, 1}] and imms[...] are
+ * the A and B descriptors and immediates of each instruction. */
+static void emit_dot(CgCtx *cg, const char *name, bool int_acc, bool zero_acc, bool f16_like, bool sync,
+                     LLVMValueRef *acc, int nacc, int per, int RM, int KS, const WgOperand *a, bool trans_b,
+                     LLVMValueRef *descs, const int64_t *imms) {
+  StrBuf text, cons;
+  sb_init(&text), sb_init(&cons);
+  int ninstr = RM * KS;
+  LLVMValueRef *ins = ARENA_ARRAY(&cg->arena, LLVMValueRef, 2 * ninstr + 2);
+  int nins = 0;
+  int *slot = ARENA_ARRAY(&cg->arena, int, 2 * ninstr);
+  for (int i = 0; i < 2 * ninstr; i++) slot[i] = input_index(ins, &nins, descs[i]);
+  int first = nins; /* $: scale-d of the first k step, then 1 for the others */
+  ins[nins++] = cg_i32(cg, zero_acc ? 0 : 1);
+  ins[nins++] = cg_i32(cg, 1);
+  int nargs = nacc + nins, in0 = 2 * nacc;
+  LLVMValueRef *args = ARENA_ARRAY(&cg->arena, LLVMValueRef, nargs);
+  LLVMTypeRef *rts = ARENA_ARRAY(&cg->arena, LLVMTypeRef, nacc);
+  for (int i = 0; i < nacc; i++) {
+    sb_printf(&cons, i ? ",=%s" : "=%s", int_acc ? "r" : "f");
+    rts[i] = int_acc ? cg->t_i32 : cg->t_f32;
+    args[i] = zero_acc ? LLVMGetUndef(rts[i]) : acc[i];
+  }
+  for (int i = 0; i < nacc; i++) sb_printf(&cons, ",%d", i);
+  for (int i = 0; i < nins; i++) {
+    args[nacc + i] = ins[i];
+    sb_puts(&cons, LLVMTypeOf(ins[i]) == cg->t_i64 ? ",l" : ",r");
+  }
+  sb_printf(&text, "{\n.reg .pred p, q;\n.reg .b64 da, db;\nwgmma.fence.sync.aligned;\n"
+                   "setp.ne.b32 p, $%d, 0;\nsetp.ne.b32 q, $%d, 0;\n", in0 + first, in0 + first + 1);
+  for (int kk = 0; kk < KS; kk++)
+    for (int rm = 0; rm < RM; rm++) {
+      int i = kk * RM + rm;
+      sb_printf(&text, "add.s64 da, $%d, %lld;\nadd.s64 db, $%d, %lld;\nwgmma.mma_async.sync.aligned.%s {",
+                in0 + slot[2 * i], (long long)imms[2 * i], in0 + slot[2 * i + 1], (long long)imms[2 * i + 1], name);
+      for (int j = 0; j < per; j++) sb_printf(&text, j ? ", $%d" : "$%d", rm * per + j);
+      sb_printf(&text, "}, da, db, %s", kk == 0 ? "p" : "q");
+      if (!int_acc) sb_puts(&text, ", 1, 1");
+      if (f16_like) sb_printf(&text, ", %d, %d", a->mn_major ? 1 : 0, trans_b ? 1 : 0);
+      sb_puts(&text, ";\n");
+    }
+  sb_puts(&text, "wgmma.commit_group.sync.aligned;\n");
+  if (sync) sb_puts(&text, "wgmma.wait_group.sync.aligned 0;\n");
+  sb_puts(&text, "}");
+  LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, rts, (unsigned)nacc, 0);
+  LLVMValueRef r = cg_asm(cg, st, text.data, cons.data, args, nargs, true);
   for (int i = 0; i < nacc; i++) acc[i] = LLVMBuildExtractValue(cg->b, r, (unsigned)i, "");
   sb_free(&text), sb_free(&cons);
 }
@@ -324,19 +379,35 @@ void cg_lower_wgmma(CgCtx *cg, Op *op) {
   WgDescs ad = {0}, bd;
   if (!a.regs) ad = a.mn_major ? wg_descs(cg, &a, zero, m0, wm > 4 ? 64 : 0) : wg_descs(cg, &a, m0, zero, 0);
   bd = b.mn_major ? wg_descs(cg, &b, zero, n0, wn > 1 ? n : 0) : wg_descs(cg, &b, n0, zero, 0);
+  if (!a.regs) {
+    /* shared A: the whole dot in one asm (emit_dot) */
+    LLVMValueRef *descs = ARENA_ARRAY(&cg->arena, LLVMValueRef, 2 * KS * RM);
+    int64_t *imms = ARENA_ARRAY(&cg->arena, int64_t, 2 * KS * RM);
+    for (int kk = 0; kk < KS; kk++)
+      for (int rm = 0; rm < RM; rm++) {
+        int i = kk * RM + rm;
+        int64_t dm = (int64_t)rm * 16 * wm, dk = (int64_t)kk * kin;
+        descs[2 * i] = a.mn_major ? wg_desc(cg, &a, &ad, zero, m0, dk, dm, &imms[2 * i])
+                                  : wg_desc(cg, &a, &ad, m0, zero, dm, dk, &imms[2 * i]);
+        descs[2 * i + 1] = b.mn_major ? wg_desc(cg, &b, &bd, zero, n0, dk, 0, &imms[2 * i + 1])
+                                      : wg_desc(cg, &b, &bd, n0, zero, 0, dk, &imms[2 * i + 1]);
+      }
+    emit_dot(cg, name, int_acc, zero_acc, f16_like, !op->attr.is_async, acc, fc.count, per, RM, KS, &a,
+             b.mn_major, descs, imms);
+    cg_set(cg, op->results[0], acc, fc.count);
+    return;
+  }
+  /* register A: one asm per instruction, each behind a fence of its own */
   for (int kk = 0; kk < KS; kk++)
     for (int rm = 0; rm < RM; rm++) {
-      int64_t dm = (int64_t)rm * 16 * wm, dk = (int64_t)kk * kin, aimm = 0, bimm;
-      LLVMValueRef adesc = NULL;
-      if (a.regs) a_regs(cg, Av, at->dtype, kw, kk, rm, KS, aregs);
-      if (kk == 0 && rm == 0) fence(cg, acc, zero_acc ? 0 : fc.count, aregs, a.regs ? 4 : 0);
-      else if (a.regs) fence(cg, NULL, 0, aregs, 4);
-      if (!a.regs && a.mn_major) adesc = wg_desc(cg, &a, &ad, zero, m0, dk, dm, &aimm);
-      else if (!a.regs) adesc = wg_desc(cg, &a, &ad, m0, zero, dm, dk, &aimm);
+      int64_t dk = (int64_t)kk * kin, bimm;
+      a_regs(cg, Av, at->dtype, kw, kk, rm, KS, aregs);
+      if (kk == 0 && rm == 0) fence(cg, acc, zero_acc ? 0 : fc.count, aregs, 4);
+      else fence(cg, NULL, 0, aregs, 4);
       LLVMValueRef bdesc = b.mn_major ? wg_desc(cg, &b, &bd, zero, n0, dk, 0, &bimm)
                                       : wg_desc(cg, &b, &bd, n0, zero, 0, dk, &bimm);
-      emit_one(cg, name, int_acc, zero_acc && kk == 0, f16_like, acc + rm * per, per, &a, adesc, aimm,
-               aregs, bdesc, bimm, b.mn_major);
+      emit_one(cg, name, int_acc, zero_acc && kk == 0, f16_like, acc + rm * per, per, aregs, bdesc, bimm,
+               b.mn_major);
     }
   cg_asm(cg, cg->t_void, "wgmma.commit_group.sync.aligned;", "", NULL, 0, true);
   if (!op->attr.is_async) wait_group(cg, 0, acc, fc.count);
