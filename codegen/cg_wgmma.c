@@ -150,7 +150,9 @@ static bool instr_name(DType ad, DType bd, DType cd, int n, int k, char *out, si
   return true;
 }
 
-/* One wgmma with A in registers (aregs, 4 words): acc[0..nacc) in and out;
+/* One wgmma with A in registers (aregs, 4 words), behind a wgmma.fence of
+ * its own in the same asm (the A words and the accumulators are its
+ * operands, so they are written before the fence): acc[0..nacc) in and out;
  * with `fresh` the accumulator is not read (scale-d 0: D = A B), its inputs
  * left undefined. */
 static void emit_one(CgCtx *cg, const char *name, bool int_acc, bool fresh, bool f16_like, LLVMValueRef *acc, int nacc,
@@ -161,7 +163,7 @@ static void emit_one(CgCtx *cg, const char *name, bool int_acc, bool fresh, bool
   LLVMValueRef *args = ARENA_ARRAY(&cg->arena, LLVMValueRef, nin);
   LLVMTypeRef *rts = ARENA_ARRAY(&cg->arena, LLVMTypeRef, nacc);
   int ai = nacc * 2, bi = ai + 4, pi = bi + 1;
-  sb_printf(&text, "{\n.reg .pred p;\n.reg .b64 db;\nsetp.ne.b32 p, $%d, 0;\n", pi);
+  sb_printf(&text, "{\n.reg .pred p;\n.reg .b64 db;\nwgmma.fence.sync.aligned;\nsetp.ne.b32 p, $%d, 0;\n", pi);
   /* the sub-tile offset (wg_desc's immediate) */
   sb_printf(&text, "add.s64 db, $%d, %lld;\nwgmma.mma_async.sync.aligned.%s {", bi, (long long)bimm, name);
   for (int i = 0; i < nacc; i++) {
@@ -282,17 +284,6 @@ static void wait_group(CgCtx *cg, int num, LLVMValueRef *vals, int n) {
   tied_asm(cg, text, vals, n);
 }
 
-/* `wgmma.fence.sync.aligned;` with the accumulators acc[0..nacc) and the
- * register-A words a[0..na) tied through. */
-static void fence(CgCtx *cg, LLVMValueRef *acc, int nacc, LLVMValueRef *a, int na) {
-  LLVMValueRef *vals = ARENA_ARRAY(&cg->arena, LLVMValueRef, nacc + na + 1);
-  if (nacc > 0) memcpy(vals, acc, sizeof *vals * (size_t)nacc);
-  if (na > 0) memcpy(vals + nacc, a, sizeof *vals * (size_t)na);
-  tied_asm(cg, "wgmma.fence.sync.aligned;", vals, nacc + na);
-  if (nacc > 0) memcpy(acc, vals, sizeof *vals * (size_t)nacc);
-  if (na > 0) memcpy(a, vals + nacc, sizeof *vals * (size_t)na);
-}
-
 static bool wg_operand(CgCtx *cg, Op *op, int i, WgOperand *o) {
   const Value *v = op->operands[i];
   memset(o, 0, sizeof *o);
@@ -366,11 +357,11 @@ void cg_lower_wgmma(CgCtx *cg, Op *op) {
    * A before the wgmmas read them: what is written between a fence and the
    * wgmma reading it makes ptxas add a warpgroup.arrive of its own (info
    * C7519), and one of those in a conditional block serializes every wgmma
-   * of the kernel (C7520).  So the accumulators pass through the first
-   * fence as tied operands, and each register-A instruction packs its A
-   * words and passes them through a fence of its own (packing them all
-   * before the first one instead costs the 4-warp D64 attention 11
-   * registers, 3 CTAs an SM to 2). */
+   * of the kernel (C7520).  So the fence sits in the asm that reads them:
+   * the whole dot's (emit_dot) when A is in shared memory, each
+   * instruction's (emit_one) when A is in registers, its A words packed
+   * just before it (packing them all before the first one instead costs
+   * the 4-warp D64 attention 11 registers, 3 CTAs an SM to 2). */
   LLVMValueRef aregs[4];
   /* descriptors: per operand a base at the warpgroup's start, the steps as
    * immediates (wg_descs); the varying start moves along the contiguous dim
@@ -397,13 +388,11 @@ void cg_lower_wgmma(CgCtx *cg, Op *op) {
     cg_set(cg, op->results[0], acc, fc.count);
     return;
   }
-  /* register A: one asm per instruction, each behind a fence of its own */
+  /* register A: one asm per instruction, each with a fence of its own */
   for (int kk = 0; kk < KS; kk++)
     for (int rm = 0; rm < RM; rm++) {
       int64_t dk = (int64_t)kk * kin, bimm;
       a_regs(cg, Av, at->dtype, kw, kk, rm, KS, aregs);
-      if (kk == 0 && rm == 0) fence(cg, acc, zero_acc ? 0 : fc.count, aregs, 4);
-      else fence(cg, NULL, 0, aregs, 4);
       LLVMValueRef bdesc = b.mn_major ? wg_desc(cg, &b, &bd, zero, n0, dk, 0, &bimm)
                                       : wg_desc(cg, &b, &bd, n0, zero, 0, dk, &bimm);
       emit_one(cg, name, int_acc, zero_acc && kk == 0, f16_like, acc + rm * per, per, aregs, bdesc, bimm,
