@@ -35,19 +35,27 @@ const char *cg_ptx_features(const char *arch) {
 }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-/* Two NVPTX options, set once for the process (the LLVM-C API has no
+/* LLVM options set once for the process (the LLVM-C API has no
  * TargetOptions; our LLVM copy is private to libtlc):
  *  - FP contraction as Triton's default (enable_fp_fusion): NVPTX fuses
  *    mul + add into fma and leaves plain add/mul (not .rn) for ptxas
  *    (with contract_everywhere below, the fusions Triton's make);
- *  - 32-bit shared-memory pointers, as Triton uses (fewer registers). */
+ *  - 32-bit shared-memory pointers, as Triton uses (fewer registers);
+ *  - the SLP vectorizer leaves horizontal reductions alone: it spent 50 M
+ *    instructions of the attention forward's compile (9 %) looking for
+ *    them from every accumulator phi and found none; the PTX of every
+ *    kernel of bench/ptx_corpus.py's corpus, at sm_90a and sm_80, is the
+ *    same without them (the ctest pipeline.same_ptx compares against
+ *    LLVM's defaults: TLC_LLVM_ARGS naming -slp-vectorize-hor overrides). */
 static void init_nvptx(void) {
   const char *argv[64] = {"tlc", "-nvptx-fma-level=2", "-nvptx-short-ptr"};
   int argc = 3;
+  const char *user = getenv("TLC_LLVM_ARGS");
+  if (!user || !strstr(user, "-slp-vectorize-hor")) argv[argc++] = "-slp-vectorize-hor=false";
   /* TLC_LLVM_ARGS: more LLVM options for the process, split at spaces, read
    * once (a developer's hook: -time-passes, -print-after=...; part of the
    * compile cache's key, tlc_compile_request) */
-  const char *extra = getenv("TLC_LLVM_ARGS");
+  const char *extra = user;
   static char words[1024];
   if (extra && *extra) {
     snprintf(words, sizeof words, "%s", extra);
