@@ -55,10 +55,9 @@ static void init_nvptx(void) {
   /* TLC_LLVM_ARGS: more LLVM options for the process, split at spaces, read
    * once (a developer's hook: -time-passes, -print-after=...; part of the
    * compile cache's key, tlc_compile_request) */
-  const char *extra = user;
   static char words[1024];
-  if (extra && *extra) {
-    snprintf(words, sizeof words, "%s", extra);
+  if (user && *user) {
+    snprintf(words, sizeof words, "%s", user);
     char *save = NULL;
     for (char *w = strtok_r(words, " \t", &save); w && argc < 64; w = strtok_r(NULL, " \t", &save))
       argv[argc++] = w;

@@ -150,6 +150,27 @@ static bool instr_name(DType ad, DType bd, DType cd, int n, int k, char *out, si
   return true;
 }
 
+/* The accumulators as a wgmma asm's first operands: outputs ("=f", or
+ * "=r" for an integer accumulator) tied to inputs args[0..nacc), undefined
+ * when `fresh` (not read); their types into rts. */
+static void acc_operands(CgCtx *cg, StrBuf *cons, LLVMValueRef *args, LLVMTypeRef *rts, const LLVMValueRef *acc,
+                         int nacc, bool int_acc, bool fresh) {
+  for (int i = 0; i < nacc; i++) {
+    sb_printf(cons, i ? ",=%s" : "=%s", int_acc ? "r" : "f");
+    rts[i] = int_acc ? cg->t_i32 : cg->t_f32;
+    args[i] = fresh ? LLVMGetUndef(rts[i]) : acc[i];
+  }
+  for (int i = 0; i < nacc; i++) sb_printf(cons, ",%d", i);
+}
+
+/* Call the asm, its result the accumulators' struct, and read them back. */
+static void acc_call(CgCtx *cg, const char *text, const char *cons, LLVMValueRef *args, int nargs,
+                     LLVMTypeRef *rts, LLVMValueRef *acc, int nacc) {
+  LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, rts, (unsigned)nacc, 0);
+  LLVMValueRef r = cg_asm(cg, st, text, cons, args, nargs, true);
+  for (int i = 0; i < nacc; i++) acc[i] = LLVMBuildExtractValue(cg->b, r, (unsigned)i, "");
+}
+
 /* One wgmma with A in registers (aregs, 4 words), behind a wgmma.fence of
  * its own in the same asm (the A words and the accumulators are its
  * operands, so they are written before the fence): acc[0..nacc) in and out;
@@ -166,14 +187,9 @@ static void emit_one(CgCtx *cg, const char *name, bool int_acc, bool fresh, bool
   sb_printf(&text, "{\n.reg .pred p;\n.reg .b64 db;\nwgmma.fence.sync.aligned;\nsetp.ne.b32 p, $%d, 0;\n", pi);
   /* the sub-tile offset (wg_desc's immediate) */
   sb_printf(&text, "add.s64 db, $%d, %lld;\nwgmma.mma_async.sync.aligned.%s {", bi, (long long)bimm, name);
-  for (int i = 0; i < nacc; i++) {
-    sb_printf(&text, i ? ", $%d" : "$%d", i);
-    sb_printf(&cons, i ? ",=%s" : "=%s", int_acc ? "r" : "f");
-    rts[i] = int_acc ? cg->t_i32 : cg->t_f32;
-    args[i] = fresh ? LLVMGetUndef(rts[i]) : acc[i];
-  }
+  for (int i = 0; i < nacc; i++) sb_printf(&text, i ? ", $%d" : "$%d", i);
   sb_puts(&text, "}, ");
-  for (int i = 0; i < nacc; i++) sb_printf(&cons, ",%d", i);
+  acc_operands(cg, &cons, args, rts, acc, nacc, int_acc, fresh);
   int n = nacc;
   sb_printf(&text, "{$%d, $%d, $%d, $%d}, ", ai, ai + 1, ai + 2, ai + 3);
   for (int i = 0; i < 4; i++) args[n++] = aregs[i], sb_puts(&cons, ",r");
@@ -183,9 +199,7 @@ static void emit_one(CgCtx *cg, const char *name, bool int_acc, bool fresh, bool
   if (!int_acc) sb_puts(&text, ", 1, 1");
   if (f16_like) sb_printf(&text, ", %d", trans_b ? 1 : 0);
   sb_puts(&text, ";\n}");
-  LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, rts, (unsigned)nacc, 0);
-  LLVMValueRef r = cg_asm(cg, st, text.data, cons.data, args, n, true);
-  for (int i = 0; i < nacc; i++) acc[i] = LLVMBuildExtractValue(cg->b, r, (unsigned)i, "");
+  acc_call(cg, text.data, cons.data, args, n, rts, acc, nacc);
   sb_free(&text), sb_free(&cons);
 }
 
@@ -197,8 +211,8 @@ static int input_index(LLVMValueRef *vals, int *n, LLVMValueRef v) {
   return (*n)++;
 }
 
-/* A whole dot of shared operands in one asm: the fence, every (k step,
- * repetition) wgmma in the order emit_one would issue them, the commit and,
+/* A whole dot of shared operands in one asm: the fence, every wgmma (k
+ * steps outer, 64-row repetitions inner), the commit and,
  * for a synchronous dot, the wait.  The PTX is the instructions the
  * separate asm statements made; LLVM sees one call whose accumulators are
  * tied through it instead of one call (and its extractvalues) per
@@ -221,12 +235,7 @@ static void emit_dot(CgCtx *cg, const char *name, bool int_acc, bool zero_acc, b
   int nargs = nacc + nins, in0 = 2 * nacc;
   LLVMValueRef *args = ARENA_ARRAY(&cg->arena, LLVMValueRef, nargs);
   LLVMTypeRef *rts = ARENA_ARRAY(&cg->arena, LLVMTypeRef, nacc);
-  for (int i = 0; i < nacc; i++) {
-    sb_printf(&cons, i ? ",=%s" : "=%s", int_acc ? "r" : "f");
-    rts[i] = int_acc ? cg->t_i32 : cg->t_f32;
-    args[i] = zero_acc ? LLVMGetUndef(rts[i]) : acc[i];
-  }
-  for (int i = 0; i < nacc; i++) sb_printf(&cons, ",%d", i);
+  acc_operands(cg, &cons, args, rts, acc, nacc, int_acc, zero_acc);
   for (int i = 0; i < nins; i++) {
     args[nacc + i] = ins[i];
     sb_puts(&cons, LLVMTypeOf(ins[i]) == cg->t_i64 ? ",l" : ",r");
@@ -247,9 +256,7 @@ static void emit_dot(CgCtx *cg, const char *name, bool int_acc, bool zero_acc, b
   sb_puts(&text, "wgmma.commit_group.sync.aligned;\n");
   if (sync) sb_puts(&text, "wgmma.wait_group.sync.aligned 0;\n");
   sb_puts(&text, "}");
-  LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, rts, (unsigned)nacc, 0);
-  LLVMValueRef r = cg_asm(cg, st, text.data, cons.data, args, nargs, true);
-  for (int i = 0; i < nacc; i++) acc[i] = LLVMBuildExtractValue(cg->b, r, (unsigned)i, "");
+  acc_call(cg, text.data, cons.data, args, nargs, rts, acc, nacc);
   sb_free(&text), sb_free(&cons);
 }
 
