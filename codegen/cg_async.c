@@ -47,7 +47,7 @@ void cg_lower_async_copy(CgCtx *cg, Op *op) {
   snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d, $2;", bytes == 16 ? "cg" : "ca", bytes);
   /* every operand first, then the copies back to back: the copies do not
    * wait for one another's address registers to be read */
-  LLVMValueRef a0 = NULL;
+  CgFragAddrs a0 = {0};
   int n = (f.count + g - 1) / g;
   LLVMValueRef *args = ARENA_ARRAY(&cg->arena, LLVMValueRef, 3 * n);
   for (int i = 0, k = 0; i < f.count; i += g, k++) {

@@ -353,12 +353,26 @@ void cg_buf_batch(CgCtx *cg, const CgBuf *b, LLVMValueRef batch, CgBuf *slice);
 /* Address (ptr addrspace(3)) of element (row, col), swizzle included (of
  * batch 0 in a batched buffer). */
 LLVMValueRef cg_buf_addr(CgCtx *cg, const CgBuf *b, LLVMValueRef row, LLVMValueRef col);
-/* Address of fragment element i of f in b.  *addr0 caches the address of
- * the thread's element 0 (computed on the first call): an element whose
- * register offset keeps the swizzle phase and chunk (rows a swizzle period
- * apart, columns whole blocks or chunk periods apart) is addr0 + a constant,
- * which ptxas folds into the access; the others are computed in full. */
-LLVMValueRef cg_buf_frag_addr(CgCtx *cg, const CgBuf *b, const CgFrag *f, int i, LLVMValueRef *addr0);
+/* What cg_buf_frag_addr keeps between the elements of one fragment (zero
+ * it before the first). */
+enum { CG_FRAG_XORS = 16 };
+typedef struct CgFragAddrs {
+  LLVMValueRef addr0;               /* the address of the thread's element 0 */
+  LLVMValueRef chunk, rest;         /* the thread's parts of the split form */
+  int nxor;                         /* the split form's bases made so far */
+  int64_t xkey[CG_FRAG_XORS];       /* ... the XOR constant of each */
+  LLVMValueRef xbase[CG_FRAG_XORS]; /* ... and its address */
+} CgFragAddrs;
+/* Address of fragment element i of f in b; *fa caches what the thread's
+ * elements share.  An element whose register offset keeps the swizzle phase
+ * and chunk (rows a swizzle period apart, columns whole blocks or chunk
+ * periods apart) is element 0's address + a constant, which ptxas folds into
+ * the access.  When the register bits of the others do not overlap the
+ * thread's (lane and warp) bits, the swizzle splits: the XOR of chunk and
+ * phase is the thread's part XOR a constant, so such an element is one of
+ * at most max_phase bases (thread part ^ constant, made once each) + a
+ * constant.  The rest are computed in full. */
+LLVMValueRef cg_buf_frag_addr(CgCtx *cg, const CgBuf *b, const CgFrag *f, int i, CgFragAddrs *fa);
 /* Byte offset of (row, col) from the buffer's start before the XOR swizzle
  * (what wgmma descriptors and bulk copies address: the hardware swizzles). */
 int64_t cg_buf_linear_bytes(const CgBuf *b, int64_t row, int64_t col);

@@ -125,15 +125,166 @@ int64_t cg_buf_linear_bytes(const CgBuf *b, int64_t row, int64_t col) {
   return (start + row * inner + col) * b->eb;
 }
 
-LLVMValueRef cg_buf_frag_addr(CgCtx *cg, const CgBuf *b, const CgFrag *f, int i, LLVMValueRef *addr0) {
+/* The thread's coordinate along dim d (its lane and warp part), as
+ * cg_coord has it for a register offset of zero. */
+static LLVMValueRef thread_coord(CgCtx *cg, const CgFrag *f, const CgThreadParts *tp, int d) {
+  return d < 0 || f->ll.shape[d] == 1 ? cg_i32(cg, 0) : tp->off[d];
+}
+
+/* The split form of buf_offset for coordinates T | R, the thread's part T
+ * and the register's R with no bit in common along any dim (so | is + and
+ * ^, and shifts and masks by powers of two apply to each part alone):
+ *   chunk = (T's chunk ^ T's phase) ^ (R's chunk ^ R's phase)
+ *   bytes = ((chunk << log2 vec) + (col & (vec - 1)) + start) * eb (+ batch)
+ * split_parts gives the thread's two parts (chunk, shifted and in bytes; the
+ * rest in bytes, base and batch included), split_consts the register's. */
+typedef struct SplitShape {
+  int64_t rows, inner, W;
+  int lW, lv, lpp, vec, mp;
+} SplitShape;
+
+static SplitShape split_shape(const CgBuf *b) {
+  SplitShape s = {0};
+  if (b->rdim < 0) return s;
+  s.rows = b->t->shape[b->rdim];
+  s.inner = b->t->shape[b->cdim];
+  s.W = b->S->block > 0 && b->S->block < s.inner ? b->S->block : s.inner;
+  s.lW = log2i(s.W);
+  s.vec = b->S->vec > 0 ? b->S->vec : 1;
+  s.lv = log2i(s.vec);
+  s.mp = b->S->max_phase > 1 ? b->S->max_phase : 1;
+  s.lpp = s.mp > 1 ? log2i(b->S->per_phase) : 0;
+  return s;
+}
+
+static void split_consts(const CgBuf *b, const SplitShape *s, const int64_t *rc, int64_t *xk, int64_t *rest) {
+  int64_t c = rc[b->cdim], bt = b->bdim < 0 ? 0 : rc[b->bdim] * b->bbytes;
+  if (b->rdim < 0) {
+    *xk = 0, *rest = c * b->eb + bt;
+    return;
+  }
+  int64_t r = rc[b->rdim], ci = c & (s->W - 1);
+  int64_t start = (s->W < s->inner ? (c >> s->lW) * s->rows * s->W : 0) + r * s->W;
+  int64_t k = ci >> s->lv;
+  if (s->mp > 1) k ^= (r >> s->lpp) & (s->mp - 1);
+  *xk = (k << s->lv) * b->eb;
+  *rest = ((ci & (s->vec - 1)) + start) * b->eb + bt;
+  if (s->mp == 1) *rest += *xk, *xk = 0; /* no swizzle: the chunks add */
+}
+
+static void split_parts(CgCtx *cg, const CgBuf *b, const SplitShape *s, const CgFrag *f, CgFragAddrs *fa) {
+  LLVMBuilderRef B = cg->b;
+  const CgThreadParts *tp = cg_thread_parts(cg, f);
+  LLVMValueRef c = thread_coord(cg, f, tp, b->cdim), rest, chunk = NULL;
+  if (b->rdim < 0) {
+    rest = cg_build_mul(B, c, cg_i32(cg, b->eb), "");
+  } else {
+    LLVMValueRef r = thread_coord(cg, f, tp, b->rdim);
+    LLVMValueRef start = cg_build_mul(B, r, cg_i32(cg, s->W), "");
+    LLVMValueRef ci = c;
+    if (s->W < s->inner) {
+      LLVMValueRef blk = cg_build_lshr(B, c, cg_i32(cg, s->lW), "");
+      start = cg_build_add(B, start, cg_build_mul(B, blk, cg_i32(cg, s->rows * s->W), ""), "");
+      ci = cg_build_and(B, c, cg_i32(cg, s->W - 1), "");
+    }
+    LLVMValueRef k = cg_build_lshr(B, ci, cg_i32(cg, s->lv), "");
+    if (s->mp > 1)
+      k = cg_build_xor(B, k, cg_build_and(B, cg_build_lshr(B, r, cg_i32(cg, s->lpp), ""), cg_i32(cg, s->mp - 1), ""), "");
+    chunk = cg_build_mul(B, cg_build_shl(B, k, cg_i32(cg, s->lv), ""), cg_i32(cg, b->eb), "");
+    LLVMValueRef lo = cg_build_and(B, ci, cg_i32(cg, s->vec - 1), "");
+    rest = cg_build_mul(B, cg_build_add(B, lo, start, ""), cg_i32(cg, b->eb), "");
+    if (s->mp == 1) rest = cg_build_add(B, rest, chunk, ""), chunk = NULL;
+  }
+  if (b->bdim >= 0) {
+    LLVMValueRef bt = thread_coord(cg, f, tp, b->bdim);
+    rest = cg_build_add(B, rest, cg_build_mul(B, bt, cg_i32(cg, b->bbytes), ""), "");
+  }
+  fa->rest = cg_build_add(B, rest, b->base, "");
+  fa->chunk = chunk;
+}
+
+/* buf_offset on integers, batch included (the check below). */
+static int64_t full_bytes(const CgBuf *b, const int64_t *c) {
+  int64_t col = c[b->cdim], off;
+  if (b->rdim < 0) {
+    off = col;
+  } else {
+    SplitShape s = split_shape(b);
+    int64_t row = c[b->rdim], start = row * s.W;
+    if (s.W < s.inner) start += (col >> s.lW) * s.rows * s.W, col &= s.W - 1;
+    int64_t k = col >> s.lv;
+    if (s.mp > 1) k ^= (row >> s.lpp) & (s.mp - 1);
+    off = (k << s.lv | (col & (s.vec - 1))) + start;
+  }
+  return off * b->eb + (b->bdim < 0 ? 0 : c[b->bdim] * b->bbytes);
+}
+
+/* TLC_CHECK_SHARED_ADDR=1 (a developer's check, tests/cli): the split
+ * form of register offset rc against buf_offset for every lane and warp of
+ * f, on integers; false (and an internal error) on the first difference. */
+static bool split_checked(CgCtx *cg, const CgBuf *b, const CgFrag *f, const int64_t *rc, int64_t xk, int64_t rest) {
+  static int on = -1;
+  if (on < 0) {
+    const char *e = getenv("TLC_CHECK_SHARED_ADDR");
+    on = e && *e && strcmp(e, "0") != 0;
+  }
+  if (!on) return true;
+  SplitShape s = split_shape(b);
+  for (int64_t t = 0; t < (int64_t)1 << (f->ll.nlane + f->ll.nwarp); t++) {
+    int64_t T[IR_MAX_RANK] = {0}, C[IR_MAX_RANK];
+    for (int k = 0; k < f->ll.nlane + f->ll.nwarp; k++)
+      if (t >> k & 1)
+        for (int d = 0; d < f->rank; d++) T[d] ^= k < f->ll.nlane ? f->ll.lane[k][d] : f->ll.warp[k - f->ll.nlane][d];
+    for (int d = 0; d < f->rank; d++) C[d] = T[d] ^ rc[d];
+    /* the thread's parts: the register's constants of T, as split_parts
+     * builds them (its chunk XOR constant and its rest) */
+    int64_t txk, trest;
+    split_consts(b, &s, T, &txk, &trest);
+    int64_t split = (txk ^ xk) + trest + rest;
+    if (full_bytes(b, C) != split) {
+      cg_error(cg, NULL, "split shared address of register offset (%lld, %lld) differs at thread %lld: %lld != %lld",
+               (long long)rc[b->cdim], (long long)(b->rdim < 0 ? 0 : rc[b->rdim]), (long long)t,
+               (long long)split, (long long)full_bytes(b, C));
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Element i in the split form; NULL when its register bits meet the
+ * thread's or the bases are used up. */
+static LLVMValueRef split_addr(CgCtx *cg, const CgBuf *b, const CgFrag *f, const int64_t *rc, CgFragAddrs *fa) {
+  const CgThreadParts *tp = cg_thread_parts(cg, f);
+  int dims[3] = {b->cdim, b->rdim, b->bdim};
+  for (int j = 0; j < 3; j++)
+    if (dims[j] >= 0 && (tp->bits[dims[j]] & rc[dims[j]])) return NULL;
+  SplitShape s = split_shape(b);
+  int64_t xk, rest;
+  split_consts(b, &s, rc, &xk, &rest);
+  if (!split_checked(cg, b, f, rc, xk, rest)) return NULL;
+  if (!fa->rest) split_parts(cg, b, &s, f, fa);
+  int j = 0;
+  while (j < fa->nxor && fa->xkey[j] != xk) j++;
+  if (j == fa->nxor) {
+    if (j == CG_FRAG_XORS) return NULL;
+    LLVMValueRef off = fa->rest;
+    if (fa->chunk) off = cg_build_add(cg->b, cg_build_xor(cg->b, fa->chunk, cg_i32(cg, xk), ""), off, "");
+    fa->xkey[j] = xk, fa->xbase[j] = cg_smem_abs(cg, off), fa->nxor++;
+  }
+  if (!rest) return fa->xbase[j];
+  LLVMValueRef off = cg_i32(cg, rest);
+  return LLVMBuildGEP2(cg->b, cg->t_i8, fa->xbase[j], &off, 1, "");
+}
+
+LLVMValueRef cg_buf_frag_addr(CgCtx *cg, const CgBuf *b, const CgFrag *f, int i, CgFragAddrs *fa) {
   LLVMValueRef col = cg_coord(cg, f, i, b->cdim);
   LLVMValueRef row = b->rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, f, i, b->rdim);
   LLVMValueRef batch = b->bdim < 0 ? NULL : cg_coord(cg, f, i, b->bdim);
-  if (!*addr0) {
+  if (!fa->addr0) {
     LLVMValueRef c0 = cg_coord(cg, f, 0, b->cdim);
     LLVMValueRef r0 = b->rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, f, 0, b->rdim);
     LLVMValueRef b0 = b->bdim < 0 ? NULL : cg_coord(cg, f, 0, b->bdim);
-    *addr0 = buf_addr_b(cg, b, b0, r0, c0);
+    fa->addr0 = buf_addr_b(cg, b, b0, r0, c0);
   }
   int64_t rc[IR_MAX_RANK], r0[IR_MAX_RANK];
   cg_reg_coord(f, i, rc);
@@ -149,10 +300,13 @@ LLVMValueRef cg_buf_frag_addr(CgCtx *cg, const CgBuf *b, const CgFrag *f, int i,
   int64_t period = b->rdim < 0 || mp == 1 ? 1 : (int64_t)b->S->per_phase * mp;
   bool keeps = disjoint && dc >= 0 && dr >= 0 && db >= 0 && dr % period == 0 &&
                (b->rdim < 0 || (W < inner ? dc % W == 0 : dc % ((int64_t)vec * mp) == 0));
-  if (!keeps) return buf_addr_b(cg, b, batch, row, col);
+  if (!keeps) {
+    LLVMValueRef a = split_addr(cg, b, f, rc, fa);
+    return a ? a : buf_addr_b(cg, b, batch, row, col);
+  }
   int64_t delta = b->rdim < 0 ? dc : (W < inner ? (dc / W) * b->t->shape[b->rdim] * W + dr * W : dr * inner + dc);
   LLVMValueRef off = cg_i32(cg, delta * b->eb + db * b->bbytes);
-  return LLVMBuildGEP2(cg->b, cg->t_i8, *addr0, &off, 1, "");
+  return LLVMBuildGEP2(cg->b, cg->t_i8, fa->addr0, &off, 1, "");
 }
 
 /* Elements per shared access for fragment f against buffer b. */
@@ -192,7 +346,7 @@ void cg_lower_local_alloc(CgCtx *cg, Op *op) {
   LLVMValueRef own = cg_owner(cg, x->type);
   LLVMBasicBlockRef cont = cg_begin_guard(cg, own);
   int g = cg_buf_group(&f, &b);
-  LLVMValueRef a0 = NULL;
+  CgFragAddrs a0 = {0};
   for (int i = 0; i < f.count; i += g) cg_store_group(cg, b.t->dtype, cg_buf_frag_addr(cg, &b, &f, i, &a0), xv->v + i, g);
   cg_end_guard(cg, cont);
   if (b.S->block && cg->capability >= 90) fence_async(cg); /* a wgmma reads it next */
@@ -218,7 +372,7 @@ void cg_lower_local_load(CgCtx *cg, Op *op) {
     return;
   }
   int g = cg_buf_group(&f, &b);
-  LLVMValueRef a0 = NULL;
+  CgFragAddrs a0 = {0};
   for (int i = 0; i < f.count; i += g) cg_load_group(cg, t->dtype, cg_buf_frag_addr(cg, &b, &f, i, &a0), g, e + i);
   cg_set(cg, op->results[0], e, f.count);
 }
