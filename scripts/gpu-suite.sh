@@ -29,8 +29,9 @@
 # passed.  --quick: the benchmark's acceptance sizes only; --smoke: tiny
 # benchmark sizes (checks the harness, measures nothing).  SUITE_STEPS (a
 # comma list of ctest, sanitize, examples, interp, triton, latency, bench; default
-# all) runs only those steps, for a call with little device time left; the
-# last line names the steps left out.
+# all) runs only those steps, for a call with little device time left (a
+# step keeps back time only for the later steps that run); the last line
+# names the steps left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build-gpu
@@ -55,6 +56,18 @@ cap() { # cap WANT RESERVE: WANT seconds, or what is left after RESERVE
 note() { echo "[gpu-suite $(date +%H:%M:%S) +${SECONDS}s] $*"; }
 steps=${SUITE_STEPS:-ctest,sanitize,examples,interp,triton,latency,bench}
 skipped=""
+wanted() { # wanted STEP: is STEP in SUITE_STEPS? (no note)
+  case ",$steps," in *",$1,"*) return 0 ;; esac
+  return 1
+}
+after() { # after RESERVE STEP...: RESERVE seconds when one of the later
+  # steps named runs, else 10 (packing the logs): a call that runs only
+  # the first steps gives them its whole budget
+  local r=$1 s
+  shift
+  for s in "$@"; do wanted "$s" && { echo "$r"; return; }; done
+  echo 10
+}
 want() { # want STEP: is STEP in SUITE_STEPS? (else noted as left out)
   case ",$steps," in *",$1,"*) return 0 ;; esac
   skipped="$skipped $1"
@@ -88,7 +101,7 @@ rm -rf "$TLC_CACHE_DIR"
 mkdir -p "$TLC_CACHE_DIR"
 
 # ---- 1. ctest -L gpu -------------------------------------------------------------
-t=$(cap 300 200)
+t=$(cap 300 "$(after 200 sanitize examples interp triton latency bench)")
 if ! want ctest; then :
 elif [ "$t" -gt 10 ]; then
   note "ctest -L gpu (limit ${t}s)"
@@ -138,7 +151,7 @@ elif command -v compute-sanitizer >/dev/null 2>&1; then
     [ -x "$exe" ] || continue
     ws=${3:+1}
     for tool in memcheck racecheck synccheck; do
-      t=$(cap 60 120)
+      t=$(cap 60 "$(after 120 examples interp triton latency bench)")
       if [ "$t" -le 5 ]; then note "sanitize $1 $2 ${3:-} $tool skipped: no time left"; status_sanitize=124; continue; fi
       log="$out/sanitize-$1${3:+-${3:-}}-$tool.log"
       rc=0
@@ -168,7 +181,7 @@ for exe in "${exes[@]}"; do
     ran=$((ran + 1))
     continue
   fi
-  t=$(cap 90 150)
+  t=$(cap 90 "$(after 150 interp triton latency bench)")
   if [ "$t" -le 5 ]; then
     note "$name skipped: no time left"
     echo "RESULT kernel=$name size=- rel_err=nan max_abs=nan tol=- unwritten=- oob=- stable=- time_us=nan gbps=nan status=NOT_RUN seed=0" | sed 's/^/direct /' >>"$results"
@@ -200,7 +213,7 @@ done
 status_interp=0
 idir=${TMPDIR:-/tmp}/tlc-suite-interp
 rm -rf "$idir" && mkdir -p "$idir/cpu" "$idir/gpu"
-t=$(cap 120 60)
+t=$(cap 120 "$(after 60 triton latency bench)")
 if ! want interp; then :
 elif [ "$t" -gt 20 ]; then
   note "interpreter vs GPU (limit ${t}s)"
@@ -291,7 +304,7 @@ fi
 # processes, which must load the cached machine code with no compile and no
 # PTX JIT, and the host time of one launch)
 status_latency=0
-t=$(cap 150 60)
+t=$(cap 150 "$(after 60 bench)")
 if ! want latency; then :
 elif [ "$t" -gt 30 ]; then
   note "bench/latency.sh (limit ${t}s)"
