@@ -33,6 +33,15 @@ static void row_major(const Type *t, int64_t *strides) {
 
 /* ---- the register-permutation check ------------------------------------------ */
 
+/* Register parts of a fragment's coordinates, one row of rank values per
+ * fragment index (coordinates are XOR-linear: the element at index i of
+ * thread t sits at regs[i] ^ the thread part of t). */
+static int64_t *reg_parts(const CgFrag *f) {
+  int64_t *r = xmalloc(sizeof(int64_t) * ((size_t)f->count * (size_t)f->rank + 1));
+  for (int i = 0; i < f->count; i++) ll_coord(&f->ll, i, 0, 0, r + (size_t)i * f->rank);
+  return r;
+}
+
 /* Does every thread hold, for each dst element k, the source element at
  * linear index sum_d coord_d(k) * rstride[d], at one fragment index perm[k]
  * that is the same in all threads? */
@@ -42,21 +51,25 @@ static bool find_perm(const CgFrag *fs, const Type *st, const CgFrag *fd, const 
   if (numel > (1 << 22)) return false;
   int64_t sstride[IR_MAX_RANK];
   row_major(st, sstride);
-  int *where = malloc(sizeof(int) * (size_t)numel);
-  for (int64_t i = 0; i < numel; i++) where[i] = -1;
   int ns = fs->count, nd = fd->count;
-  int64_t *lin = malloc(sizeof(int64_t) * (size_t)ns);
+  int *where = xmalloc(sizeof(int) * ((size_t)numel + 1));
+  int64_t *lin = xmalloc(sizeof(int64_t) * ((size_t)ns + 1));
+  int64_t *rs = reg_parts(fs), *rd = reg_parts(fd);
   bool ok = true;
+  for (int64_t i = 0; i < numel; i++) where[i] = -1;
   for (int t = 0; t < nthreads && ok; t++) {
+    int64_t ts[IR_MAX_RANK], td[IR_MAX_RANK];
+    ll_coord(&fs->ll, 0, t & 31, t >> 5, ts);
+    ll_coord(&fd->ll, 0, t & 31, t >> 5, td);
     for (int j = 0; j < ns; j++) {
       int64_t l = 0;
-      for (int d = 0; d < fs->rank; d++) l += cg_eval_coord(fs, t, j, d) * sstride[d];
+      for (int d = 0; d < fs->rank; d++) l += (rs[(size_t)j * fs->rank + d] ^ ts[d]) * sstride[d];
       lin[j] = l;
       if (where[l] < 0) where[l] = j;
     }
     for (int k = 0; k < nd && ok; k++) {
       int64_t l = 0;
-      for (int d = 0; d < fd->rank; d++) l += cg_eval_coord(fd, t, k, d) * rstride[d];
+      for (int d = 0; d < fd->rank; d++) l += (rd[(size_t)k * fd->rank + d] ^ td[d]) * rstride[d];
       int j = l >= 0 && l < numel ? where[l] : -1;
       if (j < 0) ok = false;
       else if (t == 0) perm[k] = j;
@@ -64,6 +77,7 @@ static bool find_perm(const CgFrag *fs, const Type *st, const CgFrag *fd, const 
     }
     for (int j = 0; j < ns; j++) where[lin[j]] = -1;
   }
+  free(rs), free(rd);
   free(lin);
   free(where);
   return ok;
