@@ -203,25 +203,10 @@ static void split_parts(CgCtx *cg, const CgBuf *b, const SplitShape *s, const Cg
   fa->chunk = chunk;
 }
 
-/* buf_offset on integers, batch included (the check below). */
-static int64_t full_bytes(const CgBuf *b, const int64_t *c) {
-  int64_t col = c[b->cdim], off;
-  if (b->rdim < 0) {
-    off = col;
-  } else {
-    SplitShape s = split_shape(b);
-    int64_t row = c[b->rdim], start = row * s.W;
-    if (s.W < s.inner) start += (col >> s.lW) * s.rows * s.W, col &= s.W - 1;
-    int64_t k = col >> s.lv;
-    if (s.mp > 1) k ^= (row >> s.lpp) & (s.mp - 1);
-    off = (k << s.lv | (col & (s.vec - 1))) + start;
-  }
-  return off * b->eb + (b->bdim < 0 ? 0 : c[b->bdim] * b->bbytes);
-}
-
 /* TLC_CHECK_SHARED_ADDR=1 (a developer's check, tests/cli): the split
- * form of register offset rc against buf_offset for every lane and warp of
- * f, on integers; false (and an internal error) on the first difference. */
+ * form of register offset rc against the layout's own offset
+ * (lay_shared_offset, what buf_offset builds) for every lane and warp of f,
+ * on integers; false (and an internal error) on the first difference. */
 static bool split_checked(CgCtx *cg, const CgBuf *b, const CgFrag *f, const int64_t *rc, int64_t xk, int64_t rest) {
   static int on = -1;
   if (on < 0) {
@@ -230,24 +215,24 @@ static bool split_checked(CgCtx *cg, const CgBuf *b, const CgFrag *f, const int6
   }
   if (!on) return true;
   SplitShape s = split_shape(b);
-  for (int64_t t = 0; t < (int64_t)1 << (f->ll.nlane + f->ll.nwarp); t++) {
-    int64_t T[IR_MAX_RANK] = {0}, C[IR_MAX_RANK];
-    for (int k = 0; k < f->ll.nlane + f->ll.nwarp; k++)
-      if (t >> k & 1)
-        for (int d = 0; d < f->rank; d++) T[d] ^= k < f->ll.nlane ? f->ll.lane[k][d] : f->ll.warp[k - f->ll.nlane][d];
-    for (int d = 0; d < f->rank; d++) C[d] = T[d] ^ rc[d];
-    /* the thread's parts: the register's constants of T, as split_parts
-     * builds them (its chunk XOR constant and its rest) */
-    int64_t txk, trest;
-    split_consts(b, &s, T, &txk, &trest);
-    int64_t split = (txk ^ xk) + trest + rest;
-    if (full_bytes(b, C) != split) {
-      cg_error(cg, NULL, "split shared address of register offset (%lld, %lld) differs at thread %lld: %lld != %lld",
-               (long long)rc[b->cdim], (long long)(b->rdim < 0 ? 0 : rc[b->rdim]), (long long)t,
-               (long long)split, (long long)full_bytes(b, C));
-      return false;
+  for (int lane = 0; lane < 1 << f->ll.nlane; lane++)
+    for (int warp = 0; warp < 1 << f->ll.nwarp; warp++) {
+      int64_t T[IR_MAX_RANK], C[IR_MAX_RANK];
+      ll_coord(&f->ll, 0, lane, warp, T);
+      for (int d = 0; d < f->rank; d++) C[d] = T[d] ^ rc[d];
+      /* the thread's parts: split_consts of T, as split_parts builds them */
+      int64_t txk, trest;
+      split_consts(b, &s, T, &txk, &trest);
+      int64_t split = (txk ^ xk) + trest + rest;
+      int64_t full = lay_shared_offset(b->S, b->t->shape, b->rdim < 0 ? 0 : C[b->rdim], C[b->cdim]) * b->eb +
+                     (b->bdim < 0 ? 0 : C[b->bdim] * b->bbytes);
+      if (full != split) {
+        cg_error(cg, NULL, "split shared address of register offset (%lld, %lld) differs at lane %d, warp %d: %lld != %lld",
+                 (long long)rc[b->cdim], (long long)(b->rdim < 0 ? 0 : rc[b->rdim]), lane, warp, (long long)split,
+                 (long long)full);
+        return false;
+      }
     }
-  }
   return true;
 }
 
@@ -277,9 +262,6 @@ static LLVMValueRef split_addr(CgCtx *cg, const CgBuf *b, const CgFrag *f, const
 }
 
 LLVMValueRef cg_buf_frag_addr(CgCtx *cg, const CgBuf *b, const CgFrag *f, int i, CgFragAddrs *fa) {
-  LLVMValueRef col = cg_coord(cg, f, i, b->cdim);
-  LLVMValueRef row = b->rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, f, i, b->rdim);
-  LLVMValueRef batch = b->bdim < 0 ? NULL : cg_coord(cg, f, i, b->bdim);
   if (!fa->addr0) {
     LLVMValueRef c0 = cg_coord(cg, f, 0, b->cdim);
     LLVMValueRef r0 = b->rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, f, 0, b->rdim);
@@ -302,7 +284,11 @@ LLVMValueRef cg_buf_frag_addr(CgCtx *cg, const CgBuf *b, const CgFrag *f, int i,
                (b->rdim < 0 || (W < inner ? dc % W == 0 : dc % ((int64_t)vec * mp) == 0));
   if (!keeps) {
     LLVMValueRef a = split_addr(cg, b, f, rc, fa);
-    return a ? a : buf_addr_b(cg, b, batch, row, col);
+    if (a) return a;
+    LLVMValueRef col = cg_coord(cg, f, i, b->cdim);
+    LLVMValueRef row = b->rdim < 0 ? cg_i32(cg, 0) : cg_coord(cg, f, i, b->rdim);
+    LLVMValueRef batch = b->bdim < 0 ? NULL : cg_coord(cg, f, i, b->bdim);
+    return buf_addr_b(cg, b, batch, row, col);
   }
   int64_t delta = b->rdim < 0 ? dc : (W < inner ? (dc / W) * b->t->shape[b->rdim] * W + dr * W : dr * inner + dc);
   LLVMValueRef off = cg_i32(cg, delta * b->eb + db * b->bbytes);
