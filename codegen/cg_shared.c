@@ -20,7 +20,8 @@
  * contents (barrier), stores the owners' elements (vectorized along the
  * contiguous dim within one swizzle chunk), fences the async proxy when a
  * wgmma will read the buffer (a blocked layout: wgmma's), and barriers
- * again so readers after it see the data.  Views and empty buffers get no
+ * again so readers after it see the data; stagings side by side share one
+ * barrier before the first and one after the last.  Views and empty buffers get no
  * barriers: the pipeliner places them (passes/pipeline.c). */
 #include "codegen/cg_internal.h"
 
@@ -311,6 +312,12 @@ static void fence_async(CgCtx *cg) {
 
 /* ---- LOCAL_ALLOC ----------------------------------------------------------------- */
 
+/* Is op a local_alloc that stores a value (it brackets its stores with
+ * barriers)?  An empty buffer (a ring) stores nothing. */
+static bool cg_staging(const Op *op) {
+  return op && op->kind == OP_LOCAL_ALLOC && op->noperands && op->operands[0] && op->operands[0]->type->rank;
+}
+
 void cg_lower_local_alloc(CgCtx *cg, Op *op) {
   const Value *x = op->operands[0];
   const Type *t = op->results[0]->type;
@@ -328,7 +335,10 @@ void cg_lower_local_alloc(CgCtx *cg, Op *op) {
   CgBuf b;
   if (!x || !x->type->rank || !cg_frag(cg, op, x->type, &f) || !cg_buf_batched(cg, op, op->results[0], &b)) return;
   CgVal *xv = cg_get(cg, op, x);
-  cg_barrier(cg); /* readers of the previous contents are done */
+  /* Stagings side by side (sink-stagings puts a dot's two operands so)
+   * share their barriers: the first's leading one finds every earlier
+   * reader done for all of them, the last's trailing one publishes all. */
+  if (!cg_staging(op->prev)) cg_barrier(cg); /* readers of the previous contents are done */
   LLVMValueRef own = cg_owner(cg, x->type);
   LLVMBasicBlockRef cont = cg_begin_guard(cg, own);
   int g = cg_buf_group(&f, &b);
@@ -336,7 +346,7 @@ void cg_lower_local_alloc(CgCtx *cg, Op *op) {
   for (int i = 0; i < f.count; i += g) cg_store_group(cg, b.t->dtype, cg_buf_frag_addr(cg, &b, &f, i, &a0), xv->v + i, g);
   cg_end_guard(cg, cont);
   if (b.S->block && cg->capability >= 90) fence_async(cg); /* a wgmma reads it next */
-  cg_barrier(cg); /* the data is visible to every reader */
+  if (!cg_staging(op->next)) cg_barrier(cg); /* the data is visible to every reader */
 }
 
 /* ---- LOCAL_LOAD ------------------------------------------------------------------ */

@@ -47,6 +47,9 @@ const PassInfo pass_table[] = {
     {"tma-store", pass_tma_store,
      "sm_90: tile stores outside loops, masked by the array's extents, go out through shared memory "
      "and one bulk tensor copy", true},
+    {"sink-stagings", pass_sink_stagings,
+     "a dot operand's staging into shared memory moves below the global loads after it, so they "
+     "issue together (loops the pipeliner left alone: num_stages=1)", true},
     {"allocate-shared", pass_allocate_shared,
      "give every local_alloc buffer its offset in shared memory", false},
 };
@@ -160,6 +163,7 @@ int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
   run(&r, "tma-store");      /* epilogue tile stores through shared memory and TMA */
   run(&r, "warp-specialize"); /* the copies to a producer warp (when asked) */
   run(&r, "canonicalize");   /* the loads' dead address arithmetic */
+  run(&r, "sink-stagings");  /* loads left in registers issue together, then their stagings */
   run(&r, "allocate-shared"); /* offsets of the shared-memory buffers */
   if (!r.failed && !opt->verify_each &&
       ir_verify_report(m, true, opt->diag, true, "at the end of the passes (their output contract)"))

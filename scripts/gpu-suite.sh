@@ -144,6 +144,7 @@ elif command -v compute-sanitizer >/dev/null 2>&1; then
     "ex_matmul_forms 333x272"        # ptr: cp.async + wgmma; block_ptr: TMA + wgmma + TMA store
     "ex_matmul_forms 100x96"         # fp8 mma.sync + cp.async
     "ex_matmul_persistent 777x528"   # persistent: rings re-made per tile
+    "ex_grouped_matmul 200x333x45"   # loads left in registers (odd strides): two stagings side by side share their barriers (sink-stagings)
   )
   for c in "${sanitize_cases[@]}"; do
     set -- $c
