@@ -81,6 +81,36 @@ static Words words_for(DType d, int vec) {
   return w;
 }
 
+/* The vector <vec x i(eb)> whose elements 0..vec-1, in order, are bits[]
+ * (each an extractelement of it, seen through same-width bitcasts: what
+ * cg_unpack_words made of a load), or NULL.  Storing a loaded group as it
+ * came then takes the loaded vector itself, not a copy rebuilt element by
+ * element (LLVM does not always fold the rebuild: the staging of a
+ * num_stages=1 matmul kept an insertelement and a shuffle a store). */
+static LLVMValueRef packed_source(CgCtx *cg, LLVMValueRef *bits, int vec, unsigned eb) {
+  LLVMValueRef src = NULL;
+  for (int k = 0; k < vec; k++) {
+    LLVMValueRef x = bits[k];
+    while (LLVMIsABitCastInst(x) && LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(x, 0))) != LLVMVectorTypeKind)
+      x = LLVMGetOperand(x, 0);
+    if (!LLVMIsAExtractElementInst(x)) return NULL;
+    LLVMValueRef v = LLVMGetOperand(x, 0), idx = LLVMGetOperand(x, 1);
+    if (!LLVMIsAConstantInt(idx) || LLVMConstIntGetZExtValue(idx) != (unsigned long long)k) return NULL;
+    if (k == 0) src = v;
+    else if (v != src) return NULL;
+  }
+  LLVMTypeRef t = LLVMTypeOf(src);
+  if (LLVMGetVectorSize(t) != (unsigned)vec) return NULL;
+  LLVMTypeRef et = LLVMGetElementType(t);
+  LLVMTypeRef it = LLVMIntTypeInContext(cg->ctx, eb);
+  if (et == it) return src;
+  if (LLVMGetTypeKind(et) == LLVMIntegerTypeKind || LLVMGetTypeKind(et) == LLVMPointerTypeKind) return NULL;
+  if (LLVMGetTypeKind(et) != LLVMHalfTypeKind && LLVMGetTypeKind(et) != LLVMBFloatTypeKind &&
+      LLVMGetTypeKind(et) != LLVMFloatTypeKind && LLVMGetTypeKind(et) != LLVMDoubleTypeKind)
+    return NULL;
+  return LLVMBuildBitCast(cg->b, src, LLVMVectorType(it, (unsigned)vec), "");
+}
+
 /* Register elements -> words (integers of wbits). */
 void cg_pack_words(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int nw,
                    LLVMValueRef *out) {
@@ -93,9 +123,16 @@ void cg_pack_words(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int
     out[0] = cg_to_bits(cg, d, cg_to_mem(cg, d, el[0]));
     return;
   }
-  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(it, (unsigned)vec));
-  for (int k = 0; k < vec; k++)
-    v = LLVMBuildInsertElement(B, v, cg_to_bits(cg, d, cg_to_mem(cg, d, el[k])), cg_i32(cg, k), "");
+  LLVMValueRef bits[16], v = NULL;
+  if (vec <= 16 && d != DT_I1) {
+    for (int k = 0; k < vec; k++) bits[k] = el[k];
+    v = packed_source(cg, bits, vec, eb);
+  }
+  if (!v) {
+    v = LLVMGetUndef(LLVMVectorType(it, (unsigned)vec));
+    for (int k = 0; k < vec; k++)
+      v = LLVMBuildInsertElement(B, v, cg_to_bits(cg, d, cg_to_mem(cg, d, el[k])), cg_i32(cg, k), "");
+  }
   if (w.nw == 1) {
     out[0] = LLVMBuildBitCast(B, v, wt, "");
     return;
