@@ -154,7 +154,7 @@ elif command -v compute-sanitizer >/dev/null 2>&1; then
     for tool in memcheck racecheck synccheck; do
       t=$(cap 60 "$(after 120 examples interp triton latency bench)")
       if [ "$t" -le 5 ]; then note "sanitize $1 $2 ${3:-} $tool skipped: no time left"; status_sanitize=124; continue; fi
-      log="$out/sanitize-$1${3:+-${3:-}}-$tool.log"
+      log="$out/sanitize-$1-$(printf %s "$2" | tr -c 'A-Za-z0-9' _)${3:+-${3:-}}-$tool.log" # one per case
       rc=0
       TLC_WARP_SPECIALIZE=${ws:-0} timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 99 "$exe" \
         --only "$2" --reps 1 --warmup 0 >"$log" 2>&1 || rc=$?
