@@ -453,6 +453,27 @@ static LLVMValueRef lower_elem(CgCtx *cg, Op *op, CgVal **x, int i) {
   return LLVMGetUndef(cg_type(cg, rd));
 }
 
+/* fp32 -> fp16 / bf16, round to nearest even, two elements at a time: one
+ * cvt.rn.f16x2.f32 (sm_80) where two cvt.rn.f16.f32 and a pack would be;
+ * the pair lands in one 32-bit register, element i in the low half, as the
+ * consumers that pack (an mma A fragment, a vector store) want it.  Same
+ * values as the scalar conversion. */
+static bool packed_narrowing(CgCtx *cg, const Op *op, int n, const CgVal *x) {
+  DType from = op->operands[0]->type->dtype, to = op->results[0]->type->dtype;
+  return op->kind == OP_CAST && from == DT_F32 && (to == DT_F16 || to == DT_BF16) &&
+         op->attr.rounding != ROUND_RTZ && cg->capability >= 80 && n % 2 == 0 && x->n == n;
+}
+
+static void narrow_pairs(CgCtx *cg, const Op *op, const CgVal *x, int n, LLVMValueRef *e) {
+  const char *name = op->results[0]->type->dtype == DT_F16 ? "llvm.nvvm.ff2f16x2.rn" : "llvm.nvvm.ff2bf16x2.rn";
+  for (int i = 0; i < n; i += 2) {
+    LLVMValueRef args[2] = {cg_el(x, i + 1), cg_el(x, i)}; /* (high, low) */
+    LLVMValueRef v = cg_intrin(cg, name, NULL, 0, args, 2);
+    e[i] = LLVMBuildExtractElement(cg->b, v, cg_i32(cg, 0), "");
+    e[i + 1] = LLVMBuildExtractElement(cg->b, v, cg_i32(cg, 1), "");
+  }
+}
+
 void cg_lower_arith(CgCtx *cg, Op *op) {
   int n = cg_nelems(cg, op->results[0]->type);
   CgVal *x[3] = {NULL, NULL, NULL};
@@ -465,6 +486,11 @@ void cg_lower_arith(CgCtx *cg, Op *op) {
     }
   }
   LLVMValueRef *e = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
+  if (packed_narrowing(cg, op, n, x[0])) {
+    narrow_pairs(cg, op, x[0], n, e);
+    cg_set(cg, op->results[0], e, n);
+    return;
+  }
   bool all_scalar = true;
   for (int k = 0; k < op->noperands && k < 3; k++) all_scalar &= x[k]->n == 1;
   for (int i = 0; i < n; i++) {
