@@ -257,6 +257,15 @@ bool ir_defined_outside(const IrBlock *block, const Value *v) {
   return true;
 }
 
+bool ir_op_uses(const Op *op, const Value *v) {
+  for (int i = 0; i < op->noperands; i++)
+    if (op->operands[i] == v) return true;
+  for (int r = 0; r < op->nregions; r++)
+    for (const Op *o = op->regions[r]->first; o; o = o->next)
+      if (ir_op_uses(o, v)) return true;
+  return false;
+}
+
 int64_t ir_carried_data_regs(const IrBlock *body, int64_t threads) {
   int64_t regs = 0;
   for (int i = 1; i < body->nargs; i++)

@@ -514,6 +514,8 @@ Op **ir_collect_ops(IrFunc *f, int *count);
  * argument) nor in a region nested in it?  (Loop invariance of v for a loop
  * whose body is `block`.) */
 bool ir_defined_outside(const IrBlock *block, const Value *v);
+/* Does op, or an op of its regions at any depth, take v as an operand? */
+bool ir_op_uses(const Op *op, const Value *v);
 /* The registers a thread holds for a loop body's carried values (its
  * arguments after the induction variable), over `threads` threads. */
 int64_t ir_carried_regs(const IrBlock *body, int64_t threads);

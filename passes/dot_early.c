@@ -80,19 +80,10 @@ static bool movable(const IrBlock *body, const Op *d1, const Op *d2, const int *
   return true;
 }
 
-static bool uses_in(const Op *op, const Value *v) {
-  for (int i = 0; i < op->noperands; i++)
-    if (op->operands[i] == v) return true;
-  for (int r = 0; r < op->nregions; r++)
-    for (const Op *o = op->regions[r]->first; o; o = o->next)
-      if (uses_in(o, v)) return true;
-  return false;
-}
-
 /* The top-level op, from `from` on, that holds the first use of v. */
 static Op *first_use(const Value *v, Op *from) {
   for (Op *op = from; op; op = op->next)
-    if (uses_in(op, v)) return op;
+    if (ir_op_uses(op, v)) return op;
   return NULL;
 }
 

@@ -26,16 +26,6 @@
  * their order.  Its bytes are not placed yet (allocate-shared runs next). */
 #include "passes/pass_internal.h"
 
-/* Does op (or an op of its regions) read v? */
-static bool reads(const Op *op, const Value *v) {
-  for (int i = 0; i < op->noperands; i++)
-    if (op->operands[i] == v) return true;
-  for (int r = 0; r < op->nregions; r++)
-    for (const Op *o = op->regions[r]->first; o; o = o->next)
-      if (reads(o, v)) return true;
-  return false;
-}
-
 static bool is_staging(const Op *op) {
   return op->kind == OP_LOCAL_ALLOC && op->noperands && op->operands[0] && op->operands[0]->type->rank;
 }
@@ -64,7 +54,7 @@ static void sink_block(IrBlock *b) {
     if (is_staging(op)) {
       const Value *buf = op->results[0];
       Op *last_load = NULL;
-      for (Op *o = op->next; o && !reads(o, buf) && passable(o); o = o->next)
+      for (Op *o = op->next; o && !ir_op_uses(o, buf) && passable(o); o = o->next)
         if (o->kind == OP_LOAD) last_load = o;
       if (last_load) { /* right after the last load it may pass: before any staging that follows */
         ir_remove(op);
