@@ -81,16 +81,17 @@ static Words words_for(DType d, int vec) {
   return w;
 }
 
-/* The vector <vec x i(eb)> whose elements 0..vec-1, in order, are bits[]
- * (each an extractelement of it, seen through same-width bitcasts: what
- * cg_unpack_words made of a load), or NULL.  Storing a loaded group as it
- * came then takes the loaded vector itself, not a copy rebuilt element by
- * element (LLVM does not always fold the rebuild: the staging of a
- * num_stages=1 matmul kept an insertelement and a shuffle a store). */
-static LLVMValueRef packed_source(CgCtx *cg, LLVMValueRef *bits, int vec, unsigned eb) {
+/* The vector whose elements 0..vec-1, in order, are el[] (each an
+ * extractelement of it, seen through same-width bitcasts: what
+ * cg_unpack_words made of a load), as <vec x i(eb)>; or NULL.  Storing a
+ * loaded group as it came then takes the loaded vector itself, not a copy
+ * rebuilt element by element (LLVM does not always fold the rebuild: the
+ * staging of a num_stages=1 matmul kept an insertelement and a shuffle a
+ * store). */
+static LLVMValueRef packed_source(CgCtx *cg, DType d, LLVMValueRef *el, int vec, unsigned eb) {
   LLVMValueRef src = NULL;
   for (int k = 0; k < vec; k++) {
-    LLVMValueRef x = bits[k];
+    LLVMValueRef x = el[k];
     while (LLVMIsABitCastInst(x) && LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(x, 0))) != LLVMVectorTypeKind)
       x = LLVMGetOperand(x, 0);
     if (!LLVMIsAExtractElementInst(x)) return NULL;
@@ -99,15 +100,11 @@ static LLVMValueRef packed_source(CgCtx *cg, LLVMValueRef *bits, int vec, unsign
     if (k == 0) src = v;
     else if (v != src) return NULL;
   }
-  LLVMTypeRef t = LLVMTypeOf(src);
-  if (LLVMGetVectorSize(t) != (unsigned)vec) return NULL;
-  LLVMTypeRef et = LLVMGetElementType(t);
+  LLVMTypeRef t = LLVMTypeOf(src), et = LLVMGetElementType(t);
   LLVMTypeRef it = LLVMIntTypeInContext(cg->ctx, eb);
+  if (LLVMGetVectorSize(t) != (unsigned)vec) return NULL;
   if (et == it) return src;
-  if (LLVMGetTypeKind(et) == LLVMIntegerTypeKind || LLVMGetTypeKind(et) == LLVMPointerTypeKind) return NULL;
-  if (LLVMGetTypeKind(et) != LLVMHalfTypeKind && LLVMGetTypeKind(et) != LLVMBFloatTypeKind &&
-      LLVMGetTypeKind(et) != LLVMFloatTypeKind && LLVMGetTypeKind(et) != LLVMDoubleTypeKind)
-    return NULL;
+  if (et != cg_type(cg, d)) return NULL; /* a float of d's width: same bits */
   return LLVMBuildBitCast(cg->b, src, LLVMVectorType(it, (unsigned)vec), "");
 }
 
@@ -123,11 +120,7 @@ void cg_pack_words(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int
     out[0] = cg_to_bits(cg, d, cg_to_mem(cg, d, el[0]));
     return;
   }
-  LLVMValueRef bits[16], v = NULL;
-  if (vec <= 16 && d != DT_I1) {
-    for (int k = 0; k < vec; k++) bits[k] = el[k];
-    v = packed_source(cg, bits, vec, eb);
-  }
+  LLVMValueRef v = d == DT_I1 || d == DT_PTR ? NULL : packed_source(cg, d, el, vec, eb);
   if (!v) {
     v = LLVMGetUndef(LLVMVectorType(it, (unsigned)vec));
     for (int k = 0; k < vec; k++)

@@ -312,12 +312,6 @@ static void fence_async(CgCtx *cg) {
 
 /* ---- LOCAL_ALLOC ----------------------------------------------------------------- */
 
-/* Is op a local_alloc that stores a value (it brackets its stores with
- * barriers)?  An empty buffer (a ring) stores nothing. */
-static bool cg_staging(const Op *op) {
-  return op && op->kind == OP_LOCAL_ALLOC && op->noperands && op->operands[0] && op->operands[0]->type->rank;
-}
-
 void cg_lower_local_alloc(CgCtx *cg, Op *op) {
   const Value *x = op->operands[0];
   const Type *t = op->results[0]->type;
@@ -338,7 +332,7 @@ void cg_lower_local_alloc(CgCtx *cg, Op *op) {
   /* Stagings side by side (sink-stagings puts a dot's two operands so)
    * share their barriers: the first's leading one finds every earlier
    * reader done for all of them, the last's trailing one publishes all. */
-  if (!cg_staging(op->prev)) cg_barrier(cg); /* readers of the previous contents are done */
+  if (!ir_is_staging(op->prev)) cg_barrier(cg); /* readers of the previous contents are done */
   LLVMValueRef own = cg_owner(cg, x->type);
   LLVMBasicBlockRef cont = cg_begin_guard(cg, own);
   int g = cg_buf_group(&f, &b);
@@ -346,7 +340,7 @@ void cg_lower_local_alloc(CgCtx *cg, Op *op) {
   for (int i = 0; i < f.count; i += g) cg_store_group(cg, b.t->dtype, cg_buf_frag_addr(cg, &b, &f, i, &a0), xv->v + i, g);
   cg_end_guard(cg, cont);
   if (b.S->block && cg->capability >= 90) fence_async(cg); /* a wgmma reads it next */
-  if (!cg_staging(op->next)) cg_barrier(cg); /* the data is visible to every reader */
+  if (!ir_is_staging(op->next)) cg_barrier(cg); /* the data is visible to every reader */
 }
 
 /* ---- LOCAL_LOAD ------------------------------------------------------------------ */

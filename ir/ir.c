@@ -266,6 +266,10 @@ bool ir_op_uses(const Op *op, const Value *v) {
   return false;
 }
 
+bool ir_is_staging(const Op *op) {
+  return op && op->kind == OP_LOCAL_ALLOC && op->noperands && op->operands[0] && op->operands[0]->type->rank;
+}
+
 int64_t ir_carried_data_regs(const IrBlock *body, int64_t threads) {
   int64_t regs = 0;
   for (int i = 1; i < body->nargs; i++)

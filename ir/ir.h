@@ -516,6 +516,9 @@ Op **ir_collect_ops(IrFunc *f, int *count);
 bool ir_defined_outside(const IrBlock *block, const Value *v);
 /* Does op, or an op of its regions at any depth, take v as an operand? */
 bool ir_op_uses(const Op *op, const Value *v);
+/* Is op a staging: a LOCAL_ALLOC that stores a tensor value into its new
+ * buffer (an empty buffer, a ring or barriers, has no operand)? */
+bool ir_is_staging(const Op *op);
 /* The registers a thread holds for a loop body's carried values (its
  * arguments after the induction variable), over `threads` threads. */
 int64_t ir_carried_regs(const IrBlock *body, int64_t threads);

@@ -1,7 +1,7 @@
 /* sink_stagings.c — the pass "sink-stagings": a dot operand's staging
  * (`local_alloc %x`, registers into a shared buffer) moves down its block,
  * past the global loads and register arithmetic that follow it, to just
- * before the first op that reads the buffer.
+ * after the last of those loads.
  *
  * assign-layouts stages an operand right after its definition.  Where the
  * pipeliner did not turn the loads into a ring (num_stages=1, a load it
@@ -26,17 +26,13 @@
  * their order.  Its bytes are not placed yet (allocate-shared runs next). */
 #include "passes/pass_internal.h"
 
-static bool is_staging(const Op *op) {
-  return op->kind == OP_LOCAL_ALLOC && op->noperands && op->operands[0] && op->operands[0]->type->rank;
-}
-
 /* May a staging move below op?  Nothing of op uses shared memory or a
  * barrier: elementwise ops, values out of nothing, shape ops that only
  * rename registers, global loads, and other stagings (they keep their
  * order). */
 static bool passable(const Op *op) {
   if (op->nregions) return false;
-  if (is_staging(op) || op->kind == OP_LOAD) return true;
+  if (ir_is_staging(op) || op->kind == OP_LOAD) return true;
   if (ir_op_info[op->kind].traits & TR_ELEMENTWISE) return true;
   switch (op->kind) {
   case OP_CONSTANT: case OP_ARANGE: case OP_PROGRAM_ID: case OP_NUM_PROGRAMS:
@@ -51,7 +47,7 @@ static void sink_block(IrBlock *b) {
   for (Op *op = b->first; op;) {
     Op *next = op->next;
     for (int r = 0; r < op->nregions; r++) sink_block(op->regions[r]);
-    if (is_staging(op)) {
+    if (ir_is_staging(op)) {
       const Value *buf = op->results[0];
       Op *last_load = NULL;
       for (Op *o = op->next; o && !ir_op_uses(o, buf) && passable(o); o = o->next)
