@@ -117,8 +117,8 @@ static void print_one(CgCtx *cg, const Op *op, int operand, LLVMValueRef *pid, c
 }
 
 void cg_lower_print(CgCtx *cg, Op *op) {
-  LLVMValueRef pid[3] = {cg_sreg(cg, cg->b, "ctaid.x"), cg_sreg(cg, cg->b, "ctaid.y"),
-                         cg_sreg(cg, cg->b, "ctaid.z")};
+  LLVMValueRef pid[3] = {cg_program_id(cg, cg->b, 0), cg_program_id(cg, cg->b, 1),
+                         cg_program_id(cg, cg->b, 2)};
   if (!op->noperands) {
     /* the prefix alone, once per program */
     LLVMBasicBlockRef cont = cg_begin_guard(cg, cg_owner(cg, ty_scalar(cg->m->ctx, DT_I32)));

@@ -134,6 +134,8 @@ typedef struct CgCtx {
 
   LLVMValueRef tid, lane, warp; /* i32, in the prologue */
   LLVMValueRef tid_guard;     /* tid again, opaque to LLVM (cg_guard_tid), or NULL */
+  LLVMValueRef pid[3];        /* program_id(0..2) in the prologue when the module's
+                                 program_order maps blocks to programs; else NULL */
   CgVal *vals;                /* by Value.id */
   uint32_t nvals;
   VEC(CgThreadParts) parts;
@@ -232,6 +234,14 @@ bool cg_frag_of(const Layout *l, int rank, const int64_t *shape, CgFrag *f);
 /* Elements a value of type t has per thread (1 for scalars). */
 int cg_nelems(CgCtx *cg, const Type *t);
 void cg_thread_init(CgCtx *cg);
+
+/* ======================= cg_program_order.c ================================== */
+
+/* In the prologue: the program each block runs, when m->program_order asks
+ * for an order other than the launch's (cg->pid). */
+void cg_program_order_init(CgCtx *cg);
+/* program_id(axis) (i32) at b: the mapped id, or the block's own. */
+LLVMValueRef cg_program_id(CgCtx *cg, LLVMBuilderRef b, int axis);
 const CgThreadParts *cg_thread_parts(CgCtx *cg, const CgFrag *f);
 /* Coordinate (i32) of fragment element i along tensor dim `tdim`, built at
  * the current insertion point from the prologue's thread parts. */

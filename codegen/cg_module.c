@@ -180,6 +180,7 @@ static void build_kernel(CgCtx *cg) {
   cg->b = LLVMCreateBuilderInContext(cg->ctx);
   LLVMPositionBuilderAtEnd(cg->b, body);
   cg_thread_init(cg);
+  cg_program_order_init(cg);
 
   for (int i = 0; i < n; i++) {
     LLVMValueRef p = LLVMGetParam(cg->fn, (unsigned)i);

@@ -453,6 +453,9 @@ typedef struct IrModule {
                            loop alone) */
   bool split_alone;     /* consumer-warpgroups split for registers one warpgroup cannot
                            have: kept without a producer */
+  int program_order;    /* 0: block b runs program b (launch order); G > 0: heaviest
+                           program_id(0) first, the grid's rows in groups of G
+                           (pass program-order, codegen cg_program_order.c) */
   int num_stages;
   int warp_specialize;  /* the compile option: 0 auto (the loops marked
                            tl.range(warp_specialize=True)), 1 every loop the pass can take, -1 none */
@@ -530,6 +533,9 @@ int64_t ir_carried_data_regs(const IrBlock *body, int64_t threads);
  * with 128-row blocks carried more and spilled).  The pass's auto rule and
  * codegen's CTAs an SM both read it. */
 enum { IR_WS_CARRIED_REGS_AT_2_CTAS = 112 };
+/* Rows of the grid (programs sharing program_id(1) and (2)) a heaviest-first
+ * program order hands out together (passes/program_order.c). */
+enum { IR_PROGRAM_ORDER_GROUP = 8 };
 /* A value -> value map indexed by Value.id (for cloning and rewriting). */
 typedef struct ValueMap {
   Value **map;

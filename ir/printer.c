@@ -424,6 +424,7 @@ void ir_print_module(StrBuf *sb, const IrModule *m) {
   if (m->producer_warps) sb_printf(sb, ", producer_warps=%d", m->producer_warps);
   if (m->warps_asked) sb_printf(sb, ", warps_asked=%d", m->warps_asked);
   if (m->warp_specialize) sb_puts(sb, ", warp_specialize=1");
+  if (m->program_order) sb_printf(sb, ", program_order=%d", m->program_order);
   if (m->smem_buffers_end) sb_printf(sb, ", smem_buffers=%d", m->smem_buffers_end);
   if (m->shared_bytes) sb_printf(sb, ", shared=%d", m->shared_bytes);
   sb_puts(sb, "} {\n");

@@ -641,6 +641,7 @@ static const struct {
     {"producer_warps", offsetof(IrModule, producer_warps)},
     {"warps_asked", offsetof(IrModule, warps_asked)},
     {"warp_specialize", offsetof(IrModule, warp_specialize)},
+    {"program_order", offsetof(IrModule, program_order)},
     {"smem_buffers", offsetof(IrModule, smem_buffers_end)},
     {"shared", offsetof(IrModule, shared_bytes)},
 };

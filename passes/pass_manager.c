@@ -26,6 +26,9 @@ const PassInfo pass_table[] = {
     {"consumer-warpgroups", pass_consumer_warpgroups,
      "sm_90: an attention-like loop whose carried tiles overflow one warpgroup runs on two "
      "consumer warpgroups (num_warps 4 -> 8) beside the producer warp-specialize adds", true},
+    {"program-order", pass_program_order,
+     "a kernel whose loops run longer as program_id(0) grows (causal attention) gets its blocks "
+     "heaviest first, a few rows of the grid at a time (codegen maps the block ids)", true},
     {"coalesce", pass_coalesce,
      "choose the vector width (attr.vec) and anchor layout of every load/store from AxisInfo", false},
     {"assign-layouts", pass_assign_layouts,
@@ -154,6 +157,7 @@ int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
   if (!m->func) return 0;
   run(&r, "canonicalize");   /* fold what specialization left, CSE, DCE */
   run(&r, "consumer-warpgroups"); /* sm_90 attention: two consumer warpgroups, before layouts */
+  run(&r, "program-order");  /* heaviest programs first when the loops' lengths grow with the id */
   run(&r, "coalesce");       /* vector width and anchor layout of each memory op */
   run(&r, "assign-layouts"); /* a layout for every tensor; convert_layout where they meet */
   run(&r, "canonicalize");   /* CSE again now that layouts are in types */

@@ -1,0 +1,175 @@
+/* program_order.c — the pass "program-order": which program a launched
+ * block runs, when the programs' work grows with program_id(0).
+ *
+ * The GPU starts blocks in launch order (x fastest, then y, then z) as
+ * slots free up.  In a causal attention forward the loop over key blocks of
+ * program (m, head) runs m+1 times: in launch order the last blocks started
+ * are the heaviest of the last heads, and the SMs that took the light ones
+ * before them sit idle while those finish.  This pass finds such kernels;
+ * codegen (cg_program_order.c) then hands the blocks out heaviest first:
+ * the grid's rows (one row: the programs sharing y and z) are taken in
+ * groups of IR_PROGRAM_ORDER_GROUP, and inside a group block after block
+ * gets program_id(0) from the largest down, one row after the other, so
+ * the blocks of a group that run at the same time still read the same few
+ * rows' data (attention: the keys and values of a few heads, which stay in
+ * L2) and the last blocks started are the lightest.
+ *
+ * Programs are independent in the Triton model: which block runs which
+ * program is the compiler's choice.  A kernel whose programs may wait for
+ * each other (atomics, a while loop) keeps the launch order, since its
+ * author may rely on the lower ids having started first.
+ *
+ * The test: every loop's trip count, (ub - lb) / step, as a function of
+ * program_id(0): a * program_id(0) + something independent of it, or only
+ * known to grow, or to shrink, or unknown.  The order changes when one
+ * loop's trip count grows with program_id(0) and none shrinks or is
+ * unknown.  Sets m->program_order; changes no op. */
+#include "passes/pass_internal.h"
+
+#include <stdint.h>
+
+/* A scalar as a function of program_id(0) = p, the other ids and every
+ * argument fixed: exactly a * p + (what does not depend on p), or only
+ * non-decreasing, or only non-increasing, or unknown. */
+typedef enum { SL_LINEAR, SL_UP, SL_DOWN, SL_UNKNOWN } SlopeKind;
+typedef struct Slope {
+  SlopeKind kind;
+  int64_t a;   /* SL_LINEAR */
+} Slope;
+
+static const Slope kUnknown = {SL_UNKNOWN, 0};
+
+static Slope linear(int64_t a) { return (Slope){SL_LINEAR, a}; }
+
+static bool rising(Slope s) { return s.kind == SL_UP || (s.kind == SL_LINEAR && s.a >= 0); }
+static bool falling(Slope s) { return s.kind == SL_DOWN || (s.kind == SL_LINEAR && s.a <= 0); }
+
+static Slope sl_scale(Slope s, int64_t c) {
+  if (c == 0) return linear(0);
+  switch (s.kind) {
+  case SL_LINEAR:
+    if (s.a > INT32_MAX || s.a < -INT32_MAX || c > INT32_MAX || c < -INT32_MAX) return kUnknown;
+    return linear(s.a * c);
+  case SL_UP: return (Slope){c > 0 ? SL_UP : SL_DOWN, 0};
+  case SL_DOWN: return (Slope){c > 0 ? SL_DOWN : SL_UP, 0};
+  default: return kUnknown;
+  }
+}
+
+static Slope sl_add(Slope x, Slope y) {
+  if (x.kind == SL_LINEAR && y.kind == SL_LINEAR) return sl_scale(linear(x.a + y.a), 1);
+  if (x.kind == SL_UNKNOWN || y.kind == SL_UNKNOWN) return kUnknown;
+  if (rising(x) && rising(y)) return (Slope){SL_UP, 0};
+  if (falling(x) && falling(y)) return (Slope){SL_DOWN, 0};
+  return kUnknown;
+}
+
+static bool const_int(const Value *v, int64_t *out) {
+  if (!v || !v->def || v->def->kind != OP_CONSTANT || v->type->rank || !dt_is_int(v->type->dtype))
+    return false;
+  *out = v->def->attr.ival;
+  return true;
+}
+
+/* The walk up the definitions of one loop bound: a value reached along two
+ * paths is visited twice, so the visits are counted, not only the depth. */
+typedef struct Walk {
+  const IrFunc *f;
+  int budget;
+} Walk;
+
+/* How scalar v moves with p. */
+static Slope slope(Walk *w, const Value *v, int depth) {
+  if (!v || v->type->rank || depth > 64 || --w->budget < 0) return kUnknown;
+  const IrFunc *f = w->f;
+  const Op *d = v->def;
+  if (!d) { /* a kernel argument, or a loop's or branch's block argument */
+    for (int i = 0; i < f->nargs; i++)
+      if (f->args[i].value == v) return linear(0);
+    return kUnknown;
+  }
+  int64_t c;
+  switch (d->kind) {
+  case OP_CONSTANT: case OP_NUM_PROGRAMS:
+    return linear(0);
+  case OP_PROGRAM_ID:
+    return linear(d->attr.axis == 0);
+  case OP_ASSUME:
+    return slope(w, d->operands[0], depth + 1);
+  case OP_CAST: /* integer widenings keep the value; anything else is not a trip count */
+    if (!dt_is_int(d->operands[0]->type->dtype) || !dt_is_int(v->type->dtype)) break;
+    return slope(w, d->operands[0], depth + 1);
+  case OP_ADD:
+    return sl_add(slope(w, d->operands[0], depth + 1), slope(w, d->operands[1], depth + 1));
+  case OP_SUB:
+    return sl_add(slope(w, d->operands[0], depth + 1), sl_scale(slope(w, d->operands[1], depth + 1), -1));
+  case OP_MUL:
+    for (int i = 0; i < 2; i++)
+      if (const_int(d->operands[i], &c)) return sl_scale(slope(w, d->operands[1 - i], depth + 1), c);
+    break;
+  case OP_DIV: /* by a positive constant: (a*p + b) / c is (a/c)*p + b/c when c divides a */
+    if (const_int(d->operands[1], &c) && c > 0) {
+      Slope s = slope(w, d->operands[0], depth + 1);
+      if (s.kind != SL_LINEAR) return s;
+      if (s.a % c == 0) return linear(s.a / c);
+      return (Slope){s.a > 0 ? SL_UP : SL_DOWN, 0};
+    }
+    break;
+  case OP_MIN: case OP_MAX: {
+    Slope x = slope(w, d->operands[0], depth + 1), y = slope(w, d->operands[1], depth + 1);
+    if (x.kind == SL_LINEAR && y.kind == SL_LINEAR && x.a == y.a) return x;
+    if (x.kind == SL_UNKNOWN || y.kind == SL_UNKNOWN) return kUnknown;
+    if (rising(x) && rising(y)) return (Slope){SL_UP, 0};
+    if (falling(x) && falling(y)) return (Slope){SL_DOWN, 0};
+    return kUnknown;
+  }
+  default:
+    break;
+  }
+  /* Anything else: independent of p when all it reads is. */
+  for (int i = 0; i < d->noperands; i++) {
+    if (!d->operands[i]) continue;
+    Slope s = slope(w, d->operands[i], depth + 1);
+    if (s.kind != SL_LINEAR || s.a != 0) return kUnknown;
+  }
+  return d->nregions ? kUnknown : linear(0);
+}
+
+typedef struct Census {
+  const IrFunc *f;
+  bool up;      /* a loop whose trip count grows with program_id(0) */
+  bool veto;    /* one that shrinks or is unknown; atomics; a while loop */
+} Census;
+
+static void visit(Op *op, void *ud) {
+  Census *c = ud;
+  switch (op->kind) {
+  case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: case OP_WHILE:
+    c->veto = true;
+    return;
+  case OP_FOR: {
+    int64_t step;
+    if (!const_int(op->operands[2], &step) || step <= 0) {
+      c->veto = true;
+      return;
+    }
+    Walk w = {c->f, 4096};
+    Slope s = sl_add(slope(&w, op->operands[1], 0), sl_scale(slope(&w, op->operands[0], 0), -1));
+    if (s.kind == SL_LINEAR && s.a == 0) return;
+    if (s.kind == SL_UP || (s.kind == SL_LINEAR && s.a > 0)) c->up = true;
+    else c->veto = true;
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+int pass_program_order(IrModule *m, StrBuf *errors) {
+  (void)errors;
+  if (!m->func) return 0;
+  Census c = {m->func, false, false};
+  ir_walk(m->func->body, visit, &c);
+  m->program_order = c.up && !c.veto ? IR_PROGRAM_ORDER_GROUP : 0;
+  return 0;
+}
