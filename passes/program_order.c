@@ -16,8 +16,8 @@
  *
  * Programs are independent in the Triton model: which block runs which
  * program is the compiler's choice.  A kernel whose programs may wait for
- * each other (atomics, a while loop) keeps the launch order, since its
- * author may rely on the lower ids having started first.
+ * each other (atomics, a while loop, a volatile load) keeps the launch
+ * order, since its author may rely on the lower ids having started first.
  *
  * The test: every loop's trip count, (ub - lb) / step, as a function of
  * program_id(0): a * program_id(0) + something independent of it, or only
@@ -96,8 +96,10 @@ static Slope slope(Walk *w, const Value *v, int depth) {
     return linear(d->attr.axis == 0);
   case OP_ASSUME:
     return slope(w, d->operands[0], depth + 1);
-  case OP_CAST: /* integer widenings keep the value; anything else is not a trip count */
-    if (!dt_is_int(d->operands[0]->type->dtype) || !dt_is_int(v->type->dtype)) break;
+  case OP_CAST: /* an integer widening keeps the value; a narrowing may wrap */
+    if (!dt_is_int(d->operands[0]->type->dtype) || !dt_is_int(v->type->dtype) ||
+        dt_bits(v->type->dtype) < dt_bits(d->operands[0]->type->dtype))
+      break;
     return slope(w, d->operands[0], depth + 1);
   case OP_ADD:
     return sl_add(slope(w, d->operands[0], depth + 1), slope(w, d->operands[1], depth + 1));
@@ -138,7 +140,7 @@ static Slope slope(Walk *w, const Value *v, int depth) {
 typedef struct Census {
   const IrFunc *f;
   bool up;      /* a loop whose trip count grows with program_id(0) */
-  bool veto;    /* one that shrinks or is unknown; atomics; a while loop */
+  bool veto;    /* one that shrinks or is unknown; atomics, a while loop, a volatile load */
 } Census;
 
 static void visit(Op *op, void *ud) {
@@ -146,6 +148,9 @@ static void visit(Op *op, void *ud) {
   switch (op->kind) {
   case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: case OP_WHILE:
     c->veto = true;
+    return;
+  case OP_LOAD: /* a volatile load can watch another program's stores (a flag) */
+    if (op->attr.is_volatile) c->veto = true;
     return;
   case OP_FOR: {
     int64_t step;
