@@ -242,6 +242,8 @@ void cg_thread_init(CgCtx *cg);
 void cg_program_order_init(CgCtx *cg);
 /* program_id(axis) (i32) at b: the mapped id, or the block's own. */
 LLVMValueRef cg_program_id(CgCtx *cg, LLVMBuilderRef b, int axis);
+/* num_programs(axis) (i32) at b: the grid's extent (the same under any order). */
+LLVMValueRef cg_num_programs(CgCtx *cg, LLVMBuilderRef b, int axis);
 const CgThreadParts *cg_thread_parts(CgCtx *cg, const CgFrag *f);
 /* Coordinate (i32) of fragment element i along tensor dim `tdim`, built at
  * the current insertion point from the prologue's thread parts. */

@@ -37,14 +37,13 @@ void cg_set_undef(CgCtx *cg, const Value *v) {
 }
 
 static void lower_program_id(CgCtx *cg, Op *op, bool count) {
-  static const char *ns[3] = {"nctaid.x", "nctaid.y", "nctaid.z"};
   int a = op->attr.axis;
   if (a < 0 || a > 2) {
     cg_error(cg, op, "program axis %d out of range", a);
     cg_set_undef(cg, op->results[0]);
     return;
   }
-  LLVMValueRef v = count ? cg_sreg(cg, cg->b, ns[a]) : cg_program_id(cg, cg->b, a);
+  LLVMValueRef v = count ? cg_num_programs(cg, cg->b, a) : cg_program_id(cg, cg->b, a);
   const Type *rt = op->results[0]->type;
   if (rt->dtype != DT_I32 && rt->dtype != DT_U32)
     v = LLVMBuildZExt(cg->b, v, cg_type(cg, rt->dtype), "");

@@ -1,4 +1,5 @@
-/* cg_program_order.c — which program a block runs: program_id(axis).
+/* cg_program_order.c — which program a block runs: program_id(axis) and
+ * num_programs(axis).
  *
  * In launch order (the default) block (x, y, z) runs program (x, y, z).
  * With m->program_order = G (passes/program_order.c: the loops run longer
@@ -36,7 +37,7 @@ void cg_program_order_init(CgCtx *cg) {
   LLVMValueRef id[3], n[3];
   for (int a = 0; a < 3; a++) {
     id[a] = cg_sreg(cg, b, kIds[a]);
-    n[a] = cg_sreg(cg, b, kCounts[a]);
+    n[a] = cg_num_programs(cg, b, a);
   }
   LLVMValueRef one = cg_i32(cg, 1);
   LLVMValueRef rows = LLVMBuildMul(b, n[1], n[2], "rows"); /* < 2^32: y and z < 2^16 */
@@ -63,4 +64,8 @@ void cg_program_order_init(CgCtx *cg) {
 
 LLVMValueRef cg_program_id(CgCtx *cg, LLVMBuilderRef b, int axis) {
   return cg->pid[axis] ? cg->pid[axis] : cg_sreg(cg, b, kIds[axis]);
+}
+
+LLVMValueRef cg_num_programs(CgCtx *cg, LLVMBuilderRef b, int axis) {
+  return cg_sreg(cg, b, kCounts[axis]);
 }

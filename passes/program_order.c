@@ -56,12 +56,18 @@ static Slope sl_scale(Slope s, int64_t c) {
   }
 }
 
-static Slope sl_add(Slope x, Slope y) {
-  if (x.kind == SL_LINEAR && y.kind == SL_LINEAR) return sl_scale(linear(x.a + y.a), 1);
+/* What x + y, min(x, y) and max(x, y) share when they are not both
+ * exact: growing when both grow, shrinking when both shrink. */
+static Slope sl_monotone(Slope x, Slope y) {
   if (x.kind == SL_UNKNOWN || y.kind == SL_UNKNOWN) return kUnknown;
   if (rising(x) && rising(y)) return (Slope){SL_UP, 0};
   if (falling(x) && falling(y)) return (Slope){SL_DOWN, 0};
   return kUnknown;
+}
+
+static Slope sl_add(Slope x, Slope y) {
+  if (x.kind == SL_LINEAR && y.kind == SL_LINEAR) return sl_scale(linear(x.a + y.a), 1); /* bounds a */
+  return sl_monotone(x, y);
 }
 
 static bool const_int(const Value *v, int64_t *out) {
@@ -120,10 +126,7 @@ static Slope slope(Walk *w, const Value *v, int depth) {
   case OP_MIN: case OP_MAX: {
     Slope x = slope(w, d->operands[0], depth + 1), y = slope(w, d->operands[1], depth + 1);
     if (x.kind == SL_LINEAR && y.kind == SL_LINEAR && x.a == y.a) return x;
-    if (x.kind == SL_UNKNOWN || y.kind == SL_UNKNOWN) return kUnknown;
-    if (rising(x) && rising(y)) return (Slope){SL_UP, 0};
-    if (falling(x) && falling(y)) return (Slope){SL_DOWN, 0};
-    return kUnknown;
+    return sl_monotone(x, y);
   }
   default:
     break;

@@ -98,8 +98,8 @@ static const CliOption cli_options[] = {
     {"dump-after", OPT_DUMP_AFTER, required_argument, "PASS", CMD_COMPILE | CMD_OPT,
      "print the tile IR after each run of PASS to stderr"},
     {"skip-pass", OPT_SKIP_PASS, required_argument, "NAME[,NAME]", CMD_COMPILE,
-     "leave these optional passes out (A/B runs, bisecting): consumer-warpgroups, program-order, "
-     "pipeline, dot-ahead, dot-early, warp-specialize, tma-store, sink-stagings"},
+     "leave these optional passes out (A/B runs, bisecting); a name that may not be left out "
+     "gets the list of those that may"},
     {"verify-each", OPT_VERIFY_EACH, no_argument, NULL, CMD_COMPILE, "verify the IR after every pass (tlc opt always does)"},
     {"color", OPT_COLOR, optional_argument, "[=WHEN]", CMD_ALL,
      "color diagnostics: auto (default: on a terminal, unless NO_COLOR is set), always, never"},
