@@ -5,12 +5,12 @@
  * then a Python dict literal {'descr': '<f4', 'fortran_order': False,
  * 'shape': (3, 4), } padded with spaces and a newline, then the data. */
 #include "tools/npy.h"
+#include "tools/file_write.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void npy_free(Npy *n) {
   free(n->header);
@@ -117,27 +117,8 @@ int npy_read(const char *path, Npy *out, char *err, size_t errlen) {
 }
 
 int npy_write(const char *path, const Npy *n, char *err, size_t errlen) {
-  size_t len = strlen(path);
-  char *tmp = malloc(len + 16);
-  if (!tmp) return fail(err, errlen, "%s", "out of memory");
-  snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    int e = errno;
-    free(tmp);
-    return fail(err, errlen, "cannot create a temporary file beside it: %s", strerror(e));
-  }
-  FILE *f = fdopen(fd, "wb");
-  int ok = f && fwrite(n->header, 1, n->header_len, f) == n->header_len && fwrite(n->data, 1, n->bytes, f) == n->bytes;
-  int e = errno;
-  if (f && fclose(f) != 0) ok = 0, e = errno;
-  if (!f) close(fd);
-  if (ok && rename(tmp, path) != 0) ok = 0, e = errno;
-  if (!ok) {
-    unlink(tmp);
-    free(tmp);
-    return fail(err, errlen, "%s", strerror(e));
-  }
-  free(tmp);
-  return 0;
+  const void *parts[2] = {n->header, n->data};
+  size_t lens[2] = {n->header_len, n->bytes};
+  int e = file_write(path, parts, lens, 2);
+  return e ? fail(err, errlen, "%s", strerror(e)) : 0;
 }

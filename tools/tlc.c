@@ -22,6 +22,7 @@
  * error, 3 an internal compiler error. */
 #include "compiler/tlc_compiler.h"
 #include "tools/aot.h"
+#include "tools/file_write.h"
 #include "tools/grid.h"
 #include "tools/run.h"
 
@@ -430,11 +431,9 @@ static char *slurp(const char *path, const char **err) {
   return buf;
 }
 
-/* Write `text` to `path` ("-" or NULL: stdout).  A regular file (or a new
- * one) is written to a temporary file beside it and renamed over it, so a
- * failed write never leaves a truncated artifact where a good one was.
- * Anything else that exists (/dev/null, a FIFO, a terminal) is opened and
- * written in place: renaming over it would replace a device node. */
+/* Write `text` to `path` ("-" or NULL: stdout); a file through file_write
+ * (support/file_write.c): a failed write never leaves a truncated file where
+ * a good one was, a link stays a link, /dev/null stays a device. */
 static int write_output(const Cli *c, const char *path, const char *text) {
   size_t len = strlen(text);
   if (!path || !strcmp(path, "-")) {
@@ -444,27 +443,10 @@ static int write_output(const Cli *c, const char *path, const char *text) {
     }
     return 0;
   }
-  struct stat st;
-  bool in_place = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
-  char *tmp = NULL;
-  if (!in_place) {
-    size_t n = strlen(path) + 32;
-    tmp = malloc(n);
-    snprintf(tmp, n, "%s.tmp%d", path, (int)getpid());
-  }
-  FILE *out = fopen(in_place ? path : tmp, "wb");
-  int bad = !out;
-  if (out) {
-    bad |= fwrite(text, 1, len, out) != len;
-    bad |= fclose(out) != 0;
-  }
-  if (!bad && tmp) bad = rename(tmp, path) != 0;
-  if (bad) {
-    cli_error(c, "cannot write '%s': %s", path, strerror(errno));
-    if (tmp) remove(tmp);
-  }
-  free(tmp);
-  return bad;
+  const void *parts[1] = {text};
+  int e = file_write(path, parts, &len, 1);
+  if (e) cli_error(c, "cannot write '%s': %s", path, strerror(e));
+  return e != 0;
 }
 
 /* ---- the commands ------------------------------------------------------------------------ */

@@ -4,7 +4,8 @@
 # A path that exists and is not a regular file (a FIFO here; /dev/null in
 # real use) is written in place: renaming a temporary file over it would
 # replace the node (run as root, /dev/null became a regular file).  A
-# regular file is replaced atomically, and `-o -` is stdout.  The test
+# regular file is replaced atomically (its mode kept), a symbolic link's
+# target likewise (the link stays), and `-o -` is stdout.  The test
 # writes to a FIFO it made, never to /dev/null.
 set -euo pipefail
 tlc=$1
@@ -31,6 +32,20 @@ echo old > "$dir/out.tir"
 cmp -s "$dir/out.tir" "$dir/from_fifo" || fail "-o FILE differs from what the FIFO carried"
 [ "$(ls "$dir")" = "$(printf 'fifo\nfrom_fifo\nout.tir')" ] || fail "stray files: $(ls "$dir")"
 
+# a symbolic link: its target is replaced, the link stays; a replaced file keeps
+# its permission bits, a new one gets 0666 less the umask
+echo old > "$dir/target.tir"
+chmod 640 "$dir/target.tir"
+ln -s target.tir "$dir/link.tir"
+"$tlc" "${args[@]}" -o "$dir/link.tir"
+[ -L "$dir/link.tir" ] || fail "the link was replaced by a $(stat -c %F "$dir/link.tir")"
+[ "$(readlink "$dir/link.tir")" = target.tir ] || fail "the link points elsewhere: $(readlink "$dir/link.tir")"
+cmp -s "$dir/target.tir" "$dir/from_fifo" || fail "the link's target does not hold the output"
+[ "$(stat -c %a "$dir/target.tir")" = 640 ] || fail "the target's mode became $(stat -c %a "$dir/target.tir")"
+(umask 022 && "$tlc" "${args[@]}" -o "$dir/new.tir")
+[ "$(stat -c %a "$dir/new.tir")" = 644 ] || fail "a new file under umask 022 got mode $(stat -c %a "$dir/new.tir")"
+rm "$dir/link.tir" "$dir/target.tir" "$dir/new.tir"
+
 # -o - is stdout
 "$tlc" "${args[@]}" -o - > "$dir/stdout.tir"
 cmp -s "$dir/stdout.tir" "$dir/from_fifo" || fail "-o - differs from -o FILE"
@@ -38,4 +53,4 @@ cmp -s "$dir/stdout.tir" "$dir/from_fifo" || fail "-o - differs from -o FILE"
 # an unwritable place is an error, not a crash
 if "$tlc" "${args[@]}" -o "$dir/no/such/dir/out.tir" 2> "$dir/err"; then fail "writing into a missing folder succeeded"; fi
 grep -q "cannot write" "$dir/err" || fail "no message for an unwritable output: $(cat "$dir/err")"
-echo "ok: FIFO written in place, regular file replaced, -o - is stdout"
+echo "ok: FIFO written in place, regular file replaced, a link followed, modes kept, -o - is stdout"

@@ -95,6 +95,19 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 0, "the int32 kernel runs (%s)" % r.stderr.strip()[:200])
     check(load(y, "i", 4) == [v * -3 + i % 7 for i, v in enumerate(xv)], "y = x * -3 + o % 7")
 
+    # the result written through a symbolic link to a file of mode 0640: the
+    # link stays a link, its target gets the result and keeps its mode
+    real, link = os.path.join(tmp, "real.npy"), os.path.join(tmp, "link.npy")
+    save(real, "i", "<i4", [-1] * 100)
+    os.chmod(real, 0o640)
+    os.symlink("real.npy", link)
+    r = run(k, "--signature", "*i32,*i32,i32,i32,64", "--grid", "2", x, link, "--", "5", "100")
+    check(r.returncode == 0, "the run through a link succeeds (%s)" % r.stderr.strip()[:200])
+    check(os.path.islink(link) and os.readlink(link) == "real.npy", "the link is still a link to real.npy")
+    check(load(real, "i", 4) == [v * 5 + i % 7 for i, v in enumerate(xv)], "its target holds y = x * 5 + o % 7")
+    check(os.stat(real).st_mode & 0o7777 == 0o640, "the target kept its mode 0640 (%o)" % (os.stat(real).st_mode & 0o7777))
+    check(not [p for p in os.listdir(tmp) if ".tmp" in p], "no temporary file was left behind")
+
     r = run(k, "--signature", "*i32,*i32,i32,i32,64", "--grid", "2", c, y, "--", "-3", "100")
     check(r.returncode == 1 and "'<f4', which is not the element type of x_ptr: *i32" in r.stderr,
           "a .npy of another dtype is refused")
