@@ -46,6 +46,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,11 +83,12 @@ static void bench_error(Bench *b, const char *name, const char *size, const char
   b->nfail++;
 }
 
-/* One timed step: up to two launches (attention's backward is two kernels). */
+/* One timed step: up to three launches (the attention backwards are two
+ * kernels, seed 000's three). */
 typedef struct Step {
-  tlc_kernel *k[2];
-  unsigned grid[2][3];
-  const ExSig *sig[2];
+  tlc_kernel *k[3];
+  unsigned grid[3][3];
+  const ExSig *sig[3];
   int n;
 } Step;
 
@@ -97,12 +99,25 @@ static void launch_step(Ex *ex, const Step *s) {
           "tlc_launch");
 }
 
-/* Median event time of the step, L2 flushed before each. */
+/* The timed launches of one step take about this long at most (a slow
+ * step, seed 001's 16-row tiles at N_CTX 16384, runs fewer than --reps of
+ * them, never fewer than 10, and fewer warm-ups); the steps of the other
+ * rows take under 40 ms and keep their --reps. */
+enum { TIME_BUDGET_US = 2000000 };
+
+/* Median event time of the step, L2 flushed before each.  The first
+ * warm-up launch is timed: the estimate that bounds the rest. */
 static double time_step(Bench *b, const Step *s) {
   Ex *ex = &b->ex;
-  for (int i = 0; i < b->warmup; i++) launch_step(ex, s);
+  tlc_event **e1 = ex_events_create(ex, 1);
+  ex_ok(ex, tlc_event_record(e1[0], NULL), "tlc_event_record");
+  launch_step(ex, s);
+  ex_ok(ex, tlc_event_record(e1[1], NULL), "tlc_event_record");
+  double est = ex_events_median_us(ex, e1, 1);
+  for (int i = 1; i < b->warmup && i * est < TIME_BUDGET_US / 4; i++) launch_step(ex, s);
   ex_ok(ex, tlc_synchronize(ex->rt), "tlc_synchronize after warm-up");
   int reps = b->reps;
+  if (est * reps > TIME_BUDGET_US) reps = est * 10 > TIME_BUDGET_US ? 10 : (int)(TIME_BUDGET_US / est);
   tlc_event **ev = ex_events_create(ex, reps);
   for (int i = 0; i < reps; i++) {
     ex_ok(ex, tlc_memset_d32(ex->rt, b->flush, (uint32_t)i, FLUSH_BYTES / 4), "tlc_memset_d32 (L2 flush)");
@@ -310,20 +325,153 @@ static void bench_matmul(Bench *b, const char *name, const char *dt, int64_t M, 
   ex_free(ex, da), ex_free(ex, db);
 }
 
-/* ---- attention (seed 004) ------------------------------------------------------ */
+/* ---- attention: one shape's inputs and reference --------------------------------- */
 
-static const char *ATT_TILE = "attention/fused_attention.tile";
+/* Sequences up to ATT_FULL_N are checked on every row (and run the
+ * backwards); longer ones on ATT_ROWS rows of the forward. */
+enum { ATT_FULL_N = 4096, ATT_ROWS = 64 };
 
+/* One shape's inputs and CPU reference, shared by the rows that run on it:
+ * Q, K, V, dO fp16 uniform in [-1, 1], (Z, H, N, D) contiguous, scale 0.5;
+ * the reference (examples/common/ref.c) of the first and the last (batch,
+ * head), the two computed on two threads: every row up to ATT_FULL_N, with
+ * the gradients where a backward runs, else ATT_ROWS rows spread over the
+ * sequence (the N x N reference would not fit). */
+typedef struct AttIn {
+  int Z, H, N, D;
+  bool causal;
+  double scale;
+  char size[64];            /* as the table prints it: Z4H32N4096D128-causal */
+  size_t n, nm, hd;         /* elements of Q, of M (one a query), of one head of Q */
+  double *q, *k, *v, *dout; /* the values uploaded */
+  tlc_devptr Q, K, V, DO;
+  size_t heads[2];          /* the checked (batch, head)s */
+  bool full;                /* every row checked (N <= ATT_FULL_N) */
+  int nrows, *rows;         /* the checked rows of each */
+  double *ro, *rm;          /* their O (2 x nrows x D) and M (2 x nrows: log2 of the softmax sum) */
+  double *rdq, *rdk, *rdv;  /* dQ, dK, dV of both heads (2 x N x D); NULL without a backward */
+} AttIn;
+
+/* The shape alone (all --print-configs needs); no memory. */
+static void att_shape(AttIn *a, int Z, int H, int N, int D, bool causal) {
+  memset(a, 0, sizeof *a);
+  a->Z = Z, a->H = H, a->N = N, a->D = D, a->causal = causal, a->scale = 0.5;
+  snprintf(a->size, sizeof a->size, "Z%dH%dN%dD%d%s", Z, H, N, D, causal ? "-causal" : "");
+  a->hd = (size_t)N * D, a->nm = (size_t)Z * H * N, a->n = a->nm * D;
+  a->full = N <= ATT_FULL_N;
+}
+
+typedef struct AttRefJob {
+  AttIn *a;
+  int i; /* heads[i] */
+} AttRefJob;
+
+static void *att_ref_head(void *job) {
+  const AttRefJob *j = job;
+  AttIn *a = j->a;
+  size_t h = a->heads[j->i], hd = a->hd, i = (size_t)j->i, rd = (size_t)a->nrows * a->D;
+  if (a->full)
+    ref_attention_head(a->q + h * hd, a->k + h * hd, a->v + h * hd, a->rdq ? a->dout + h * hd : NULL, a->N, a->D,
+                       a->causal, a->scale, a->ro + i * hd, a->rm + i * a->N, a->rdq ? a->rdq + i * hd : NULL,
+                       a->rdk ? a->rdk + i * hd : NULL, a->rdv ? a->rdv + i * hd : NULL);
+  else
+    ref_attention_rows(a->q + h * hd, a->k + h * hd, a->v + h * hd, a->N, a->D, a->causal, a->scale, a->rows,
+                       a->nrows, a->ro + i * rd, a->rm + i * a->nrows);
+  return NULL;
+}
+
+/* Upload the inputs (drawn in the order Q, K, V, dO) and compute the
+ * reference; grads: the backward's too (full sequences only). */
+static void att_in_make(Ex *ex, AttIn *a, int Z, int H, int N, int D, bool causal, bool grads) {
+  att_shape(a, Z, H, N, D, causal);
+  size_t n = a->n;
+  a->q = ex_xmalloc(n * 8), a->k = ex_xmalloc(n * 8), a->v = ex_xmalloc(n * 8), a->dout = ex_xmalloc(n * 8);
+  a->Q = ex_upload_random(ex, EX_F16, n, -1, 1, a->q), a->K = ex_upload_random(ex, EX_F16, n, -1, 1, a->k);
+  a->V = ex_upload_random(ex, EX_F16, n, -1, 1, a->v), a->DO = ex_upload_random(ex, EX_F16, n, -1, 1, a->dout);
+  a->heads[0] = 0, a->heads[1] = (size_t)Z * H - 1;
+  a->nrows = a->full ? N : ATT_ROWS;
+  a->rows = ex_xmalloc(sizeof(int) * (size_t)a->nrows);
+  for (int r = 0; r < a->nrows; r++) a->rows[r] = a->full ? r : (int)((int64_t)r * (N - 1) / (ATT_ROWS - 1));
+  a->ro = ex_xmalloc(2 * (size_t)a->nrows * D * 8), a->rm = ex_xmalloc(2 * (size_t)a->nrows * 8);
+  if (grads && a->full)
+    a->rdq = ex_xmalloc(2 * a->hd * 8), a->rdk = ex_xmalloc(2 * a->hd * 8), a->rdv = ex_xmalloc(2 * a->hd * 8);
+  AttRefJob jobs[2] = {{a, 0}, {a, 1}};
+  pthread_t t;
+  bool threaded = pthread_create(&t, NULL, att_ref_head, &jobs[1]) == 0;
+  att_ref_head(&jobs[0]);
+  if (threaded) pthread_join(t, NULL);
+  else att_ref_head(&jobs[1]);
+}
+
+static void att_in_free(Ex *ex, AttIn *a) {
+  ex_free(ex, a->Q), ex_free(ex, a->K), ex_free(ex, a->V), ex_free(ex, a->DO);
+  free(a->q), free(a->k), free(a->v), free(a->dout), free(a->rows), free(a->ro), free(a->rm);
+  free(a->rdq), free(a->rdk), free(a->rdv);
+}
+
+/* Forward FLOPs as Triton's tutorial counts them: 4 Z H N^2 D, halved when causal. */
+static double att_flops(const AttIn *a) {
+  return 4.0 * a->Z * a->H * (double)a->N * a->N * a->D * (a->causal ? 0.5 : 1.0);
+}
+
+/* A forward's error on the checked rows: O (device elements oe) against the
+ * reference's O, M (elements me) against its M times mscale (1 for base-2
+ * statistics, ln 2 for natural ones); only the two heads are downloaded. */
+static void att_check_fwd(Ex *ex, const AttIn *a, tlc_devptr O, ExElem oe, tlc_devptr M, ExElem me, double mscale,
+                          double *err_o, double *err_m) {
+  size_t D = (size_t)a->D, nr = (size_t)a->nrows, osz = ex_elem_size(oe), msz = ex_elem_size(me);
+  char *ho = ex_xmalloc(a->hd * osz), *hm = ex_xmalloc((size_t)a->N * msz);
+  char *go = ex_xmalloc(nr * D * osz), *gm = ex_xmalloc(nr * msz);
+  double *rm = ex_xmalloc(nr * 8);
+  *err_o = *err_m = 0;
+  for (size_t i = 0; i < 2; i++) { /* the checked rows of head i, gathered */
+    size_t h = a->heads[i];
+    ex_download(ex, ho, O + h * a->hd * osz, a->hd * osz);
+    ex_download(ex, hm, M + h * (size_t)a->N * msz, (size_t)a->N * msz);
+    for (size_t r = 0; r < nr; r++) {
+      memcpy(go + r * D * osz, ho + (size_t)a->rows[r] * D * osz, D * osz);
+      memcpy(gm + r * msz, hm + (size_t)a->rows[r] * msz, msz);
+      rm[r] = a->rm[i * nr + r] * mscale;
+    }
+    *err_o = fmax(*err_o, rel_err_of(go, oe, a->ro + i * nr * D, nr * D));
+    *err_m = fmax(*err_m, rel_err_of(gm, me, rm, nr));
+  }
+  free(ho), free(hm), free(go), free(gm), free(rm);
+}
+
+/* A backward's error: dQ, dK, dV (out[0..3), device elements e) of the two
+ * checked heads against the reference, the largest. */
+static double att_check_grads(Ex *ex, const AttIn *a, const tlc_devptr out[3], ExElem e) {
+  size_t esz = ex_elem_size(e);
+  char *h = ex_xmalloc(a->hd * esz);
+  const double *refs[3] = {a->rdq, a->rdk, a->rdv};
+  double err = 0;
+  for (int o = 0; o < 3; o++)
+    for (size_t i = 0; i < 2; i++) {
+      ex_download(ex, h, out[o] + a->heads[i] * a->hd * esz, a->hd * esz);
+      err = fmax(err, rel_err_of(h, e, refs[o] + i * a->hd, a->hd));
+    }
+  free(h);
+  return err;
+}
+
+/* The grid of an autotuned forward: (cdiv(N, rows a program), Z * H), the
+ * rows the constexpr `block` of the chosen config. */
 typedef struct AttGrid {
   int N, ZH;
+  const char *block;
 } AttGrid;
 
 static void att_fwd_grid(const tlc_kernel *k, void *user, unsigned g[3]) {
   const AttGrid *c = user;
   int64_t bm = 128;
-  tlc_kernel_constexpr_int(k, "BLOCK_M", &bm);
+  tlc_kernel_constexpr_int(k, c->block, &bm);
   g[0] = (unsigned)ex_cdiv(c->N, bm), g[1] = (unsigned)c->ZH, g[2] = 1;
 }
+
+/* ---- attention, seed 004 ------------------------------------------------------------ */
+
+static const char *ATT_TILE = "attention/fused_attention.tile";
 
 /* fp16 copy of v on the device */
 static tlc_devptr dev_f16(Ex *ex, const double *v, size_t n) {
@@ -335,13 +483,11 @@ static tlc_devptr dev_f16(Ex *ex, const double *v, size_t n) {
   return d;
 }
 
-/* Sequences up to ATT_FULL_N are checked on every row (and run the
- * backward); longer ones on ATT_ROWS rows of the forward.  The backward
- * runs as the seed's host launches it, on 4 warps (the seed's) and on 8
- * (two warpgroups: dk and dv of a 128-row block at head dim 128 need 256
- * fp32 registers a thread on one), the faster reported; the peers' script
- * gives Triton the same two. */
-enum { ATT_FULL_N = 4096, ATT_ROWS = 64, ATT_BWD_STAGES = 5 };
+/* The backward runs as the seed's host launches it, on 4 warps (the
+ * seed's) and on 8 (two warpgroups: dk and dv of a 128-row block at head
+ * dim 128 need 256 fp32 registers a thread on one), the faster reported;
+ * the peers' script gives Triton the same two. */
+enum { ATT_BWD_STAGES = 5 };
 static const int att_bwd_warps[] = {4, 8};
 
 /* _attn_fwd's signature (BLOCK_M, BLOCK_N left to its autotune configs). */
@@ -392,43 +538,21 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
     return;
   }
   /* (--only attn_bwd still runs the forward, whose M the backward reads,
-   * without its line) */
-  if (!row_wanted(b, "attn_fwd") && !row_wanted(b, "attn_bwd")) return;
-  char size[64];
-  snprintf(size, sizeof size, "Z%dH%dN%dD%d%s", Z, H, N, D, causal ? "-causal" : "");
-  if (b->size && strcmp(size, b->size)) return;
+   * without its line; the backward is causal only, as the seed's) */
+  bool bwd = causal && N <= ATT_FULL_N && row_wanted(b, "attn_bwd");
+  if (!row_wanted(b, "attn_fwd") && !bwd) return;
   Ex *ex = &b->ex;
-  size_t n = (size_t)Z * H * N * D, nm = (size_t)Z * H * N, hd = (size_t)N * D;
-  double scale = 0.5;
-  double *q = ex_xmalloc(n * 8), *k = ex_xmalloc(n * 8), *v = ex_xmalloc(n * 8), *dout = ex_xmalloc(n * 8);
-  tlc_devptr Q = ex_upload_random(ex, EX_F16, n, -1, 1, q), K = ex_upload_random(ex, EX_F16, n, -1, 1, k);
-  tlc_devptr V = ex_upload_random(ex, EX_F16, n, -1, 1, v), DO = ex_upload_random(ex, EX_F16, n, -1, 1, dout);
+  AttIn a;
+  att_shape(&a, Z, H, N, D, causal);
+  if (b->size && strcmp(a.size, b->size)) return;
+  att_in_make(ex, &a, Z, H, N, D, causal, bwd);
+  size_t n = a.n, nm = a.nm;
+  double scale = a.scale, fwd_flops = att_flops(&a);
   ExOut O = ex_out_alloc(ex, n * 2), M = ex_out_alloc(ex, nm * 4);
-  /* reference for the first and the last (batch, head): every row up to
-   * ATT_FULL_N, else ATT_ROWS rows spread over the sequence (the N x N
-   * reference would not fit); the backward runs only where it is full */
-  const size_t heads[2] = {0, (size_t)Z * H - 1};
-  bool full = N <= ATT_FULL_N;
-  int nrows = full ? N : ATT_ROWS, *rows = ex_xmalloc(sizeof(int) * (size_t)nrows);
-  for (int r = 0; r < nrows; r++) rows[r] = full ? r : (int)((int64_t)r * (N - 1) / (ATT_ROWS - 1));
-  size_t rd = (size_t)nrows * D;
-  double *ro = ex_xmalloc(2 * rd * 8), *rm = ex_xmalloc(2 * (size_t)nrows * 8);
-  double *rdq = NULL, *rdk = NULL, *rdv = NULL;
-  if (full) rdq = ex_xmalloc(2 * hd * 8), rdk = ex_xmalloc(2 * hd * 8), rdv = ex_xmalloc(2 * hd * 8);
-  for (int i = 0; i < 2; i++) {
-    size_t h = heads[i];
-    if (full)
-      ref_attention_head(q + h * hd, k + h * hd, v + h * hd, causal ? dout + h * hd : NULL, N, D, causal, scale,
-                         ro + i * hd, rm + (size_t)i * N, rdq + i * hd, rdk + i * hd, rdv + i * hd);
-    else
-      ref_attention_rows(q + h * hd, k + h * hd, v + h * hd, N, D, causal, scale, rows, nrows, ro + i * rd,
-                         rm + (size_t)i * nrows);
-  }
-  double fwd_flops = 4.0 * Z * H * (double)N * N * D * (causal ? 0.5 : 1.0);
 
   ExSig s;
-  att_fwd_sig(&s, Q, K, V, M.p, O.p, scale, Z, H, N, D, causal);
-  AttGrid gc = {N, Z * H};
+  att_fwd_sig(&s, a.Q, a.K, a.V, M.p, O.p, scale, Z, H, N, D, causal);
+  AttGrid gc = {N, Z * H, "BLOCK_M"};
   tlc_kernel *fwd;
   char path[4096];
   tlc_status st;
@@ -443,7 +567,7 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
                              att_fwd_grid, &gc, s.args, s.nargs, &fwd);
   if (st != TLC_OK) {
     fprintf(stderr, "tlc_bench_tc: autotune: %s\n", tlc_runtime_error(ex->rt));
-    bench_error(b, "attn_fwd", size, "-");
+    bench_error(b, "attn_fwd", a.size, "-");
     goto done;
   }
   int64_t bm, bn;
@@ -455,41 +579,28 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
   ex_poison(ex, &O), ex_poison(ex, &M);
   launch_step(ex, &sf);
   ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
-  uint16_t *ho = ex_xmalloc(n * 2);
-  float *hm = ex_xmalloc(nm * 4);
-  ex_download(ex, ho, O.p, n * 2), ex_download(ex, hm, M.p, nm * 4);
-  double err_o = 0, err_m = 0;
-  uint16_t *go = ex_xmalloc(rd * 2);
-  float *gm = ex_xmalloc((size_t)nrows * 4);
-  for (int i = 0; i < 2; i++) { /* the checked rows of head i, gathered */
-    for (int r = 0; r < nrows; r++) {
-      memcpy(go + (size_t)r * D, ho + heads[i] * hd + (size_t)rows[r] * D, (size_t)D * 2);
-      gm[r] = hm[heads[i] * N + (size_t)rows[r]];
-    }
-    err_o = fmax(err_o, rel_err_of(go, EX_F16, ro + i * rd, rd));
-    err_m = fmax(err_m, rel_err_of(gm, EX_F32, rm + (size_t)i * nrows, (size_t)nrows));
-  }
-  free(go), free(gm);
+  double err_o, err_m;
+  att_check_fwd(ex, &a, O.p, EX_F16, M.p, EX_F32, 1.0, &err_o, &err_m);
   double t = time_step(b, &sf);
   if (row_wanted(b, "attn_fwd"))
-    bench_line(b, "attn_fwd", size, config, fwd_flops, t, fmax(err_o, err_m), err_o < 1e-2 && err_m < 1e-3);
+    bench_line(b, "attn_fwd", a.size, config, fwd_flops, t, fmax(err_o, err_m), err_o < 1e-2 && err_m < 1e-3);
 
-  if (causal && full && row_wanted(b, "attn_bwd")) {
+  if (bwd) {
     /* the seed host's backward: K pre-scaled by sm_scale / ln 2, preprocess
      * with PRE_BLOCK 128, _attn_bwd with (32, 128, 128, 32), slice factor 2,
      * 5 stages, grid (N / 128, 1, Z * H); 4 warps (the seed's) and 8 */
     double *ks = ex_xmalloc(n * 8);
-    for (size_t i = 0; i < n; i++) ks[i] = ex_f16_to_f32(ex_f32_to_f16((float)(k[i] * (scale * 1.4426950408889634))));
+    for (size_t i = 0; i < n; i++) ks[i] = ex_f16_to_f32(ex_f32_to_f16((float)(a.k[i] * (scale * 1.4426950408889634))));
     tlc_devptr KS = dev_f16(ex, ks, n);
     free(ks);
     ExOut DQ = ex_out_alloc(ex, n * 2), DK = ex_out_alloc(ex, n * 2), DV = ex_out_alloc(ex, n * 2);
     tlc_devptr DELTA = ex_alloc(ex, nm * 4);
     ExSig p, bs;
     ex_sig_init(&p);
-    ex_sig_ptr(&p, "fp16", O.p), ex_sig_ptr(&p, "fp16", DO), ex_sig_ptr(&p, "fp32", DELTA);
+    ex_sig_ptr(&p, "fp16", O.p), ex_sig_ptr(&p, "fp16", a.DO), ex_sig_ptr(&p, "fp32", DELTA);
     ex_sig_int(&p, Z), ex_sig_int(&p, H), ex_sig_int(&p, N);
     ex_sig_const_int(&p, 128), ex_sig_const_int(&p, D);
-    tlc_devptr bp[10] = {Q, KS, V, DO, DQ.p, DK.p, DV.p, M.p, DELTA};
+    tlc_devptr bp[10] = {a.Q, KS, a.V, a.DO, DQ.p, DK.p, DV.p, M.p, DELTA};
     att_bwd_sig(&bs, bp, scale, H, N, D);
     tlc_kernel *pre;
     if (ex_kernel(ex, ATT_TILE, "_attn_bwd_preprocess", p.text, NULL, &pre) != TLC_OK) pre = NULL;
@@ -499,35 +610,28 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
       char cfg[32];
       snprintf(cfg, sizeof cfg, "b32x128x128x32/w%d", att_bwd_warps[w]);
       tlc_kernel_options bopt = {.num_warps = att_bwd_warps[w], .num_stages = ATT_BWD_STAGES};
-      tlc_kernel *bwd;
-      if (!pre || ex_kernel(ex, ATT_TILE, "_attn_bwd", bs.text, &bopt, &bwd) != TLC_OK) {
-        bench_error(b, "attn_bwd", size, cfg);
+      tlc_kernel *kb;
+      if (!pre || ex_kernel(ex, ATT_TILE, "_attn_bwd", bs.text, &bopt, &kb) != TLC_OK) {
+        bench_error(b, "attn_bwd", a.size, cfg);
         continue;
       }
-      Step sb = {.k = {pre, bwd},
+      Step sb = {.k = {pre, kb},
                  .grid = {{(unsigned)(N / 128), (unsigned)(Z * H), 1}, {(unsigned)(N / 128), 1, (unsigned)(Z * H)}},
                  .sig = {&p, &bs}, .n = 2};
       ex_poison(ex, &DQ), ex_poison(ex, &DK), ex_poison(ex, &DV);
       launch_step(ex, &sb);
       ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
-      double err = 0;
-      const ExOut *outs[3] = {&DQ, &DK, &DV};
-      const double *refs[3] = {rdq, rdk, rdv};
-      for (int o = 0; o < 3; o++) {
-        ex_download(ex, ho, outs[o]->p, n * 2);
-        for (int i = 0; i < 2; i++) err = fmax(err, rel_err_of(ho + heads[i] * hd, EX_F16, refs[o] + i * hd, hd));
-      }
+      const tlc_devptr outs[3] = {DQ.p, DK.p, DV.p};
+      double err = att_check_grads(ex, &a, outs, EX_F16);
       double tb = err < 1e-2 ? time_step(b, &sb) : 0;
-      bench_line(b, "attn_bwd", size, cfg, 2.5 * fwd_flops, tb, err, err < 1e-2);
+      bench_line(b, "attn_bwd", a.size, cfg, 2.5 * fwd_flops, tb, err, err < 1e-2);
     }
     ex_free(ex, KS), ex_free(ex, DELTA);
     ex_out_free(ex, &DQ), ex_out_free(ex, &DK), ex_out_free(ex, &DV);
   }
-  free(ho), free(hm);
 done:
   ex_out_free(ex, &O), ex_out_free(ex, &M);
-  ex_free(ex, Q), ex_free(ex, K), ex_free(ex, V), ex_free(ex, DO);
-  free(q), free(k), free(v), free(dout), free(ro), free(rm), free(rdq), free(rdk), free(rdv), free(rows);
+  att_in_free(ex, &a);
 }
 
 int main(int argc, char **argv) {
