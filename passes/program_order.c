@@ -82,6 +82,8 @@ static bool const_int(const Value *v, int64_t *out) {
 typedef struct Walk {
   const IrFunc *f;
   int budget;
+  const Value *fixed[8]; /* induction variables taken as independent of p */
+  int nfixed;
 } Walk;
 
 /* How scalar v moves with p. */
@@ -92,6 +94,8 @@ static Slope slope(Walk *w, const Value *v, int depth) {
   if (!d) { /* a kernel argument, or a loop's or branch's block argument */
     for (int i = 0; i < f->nargs; i++)
       if (f->args[i].value == v) return linear(0);
+    for (int i = 0; i < w->nfixed; i++)
+      if (w->fixed[i] == v) return linear(0);
     return kUnknown;
   }
   int64_t c;
@@ -140,6 +144,104 @@ static Slope slope(Walk *w, const Value *v, int depth) {
   return d->nregions ? kUnknown : linear(0);
 }
 
+/* How the truth of scalar condition v moves with p, for fixed induction
+ * variables: TR_UP when true at p implies true at every larger p (the set of
+ * iterations that take a branch only grows), TR_DOWN the reverse, TR_FLAT
+ * independent of p. */
+typedef enum { TR_FLAT, TR_UP, TR_DOWN, TR_UNKNOWN } Trend;
+
+static Trend tr_not(Trend t) { return t == TR_UP ? TR_DOWN : t == TR_DOWN ? TR_UP : t; }
+
+static bool const_bool(const Value *v, bool *out) {
+  if (!v || !v->def || v->def->kind != OP_CONSTANT || v->type->rank || v->type->dtype != DT_I1) return false;
+  *out = v->def->attr.ival != 0;
+  return true;
+}
+
+/* The value a one-op block yields (an if's branch: `yield %c`). */
+static const Value *yielded(const IrBlock *b, int i) {
+  const Op *y = b ? b->last : NULL;
+  return y && y->kind == OP_YIELD && i < y->noperands ? y->operands[i] : NULL;
+}
+
+static Trend trend(Walk *w, const Value *v, int depth) {
+  if (!v || v->type->rank || v->type->dtype != DT_I1 || depth > 16 || --w->budget < 0) return TR_UNKNOWN;
+  const Op *d = v->def;
+  bool k;
+  if (const_bool(v, &k)) return TR_FLAT;
+  if (!d) return TR_UNKNOWN;
+  switch (d->kind) {
+  case OP_CMP: { /* a < b grows with b - a */
+    if (!dt_is_int(d->operands[0]->type->dtype)) break;
+    Slope gap = sl_add(slope(w, d->operands[1], 0), sl_scale(slope(w, d->operands[0], 0), -1));
+    if (gap.kind == SL_LINEAR && gap.a == 0) return TR_FLAT;
+    Trend t = rising(gap) ? TR_UP : falling(gap) ? TR_DOWN : TR_UNKNOWN;
+    switch (d->attr.pred) {
+    case CMP_LT: case CMP_LE: return t;
+    case CMP_GT: case CMP_GE: return tr_not(t);
+    default: return TR_UNKNOWN;
+    }
+  }
+  case OP_NOT:
+    return tr_not(trend(w, d->operands[0], depth + 1));
+  case OP_XOR:
+    for (int i = 0; i < 2; i++)
+      if (const_bool(d->operands[i], &k)) return k ? tr_not(trend(w, d->operands[1 - i], depth + 1))
+                                                     : trend(w, d->operands[1 - i], depth + 1);
+    break;
+  case OP_AND: case OP_OR: { /* of two monotone sets, monotone the same way */
+    Trend x = trend(w, d->operands[0], depth + 1), y = trend(w, d->operands[1], depth + 1);
+    if (x == TR_UNKNOWN || y == TR_UNKNOWN) return TR_UNKNOWN;
+    if (x == TR_FLAT) return y;
+    if (y == TR_FLAT || x == y) return x;
+    return TR_UNKNOWN;
+  }
+  case OP_SELECT: { /* c ? true : false, c ? false : true */
+    bool t, e;
+    if (const_bool(d->operands[1], &t) && const_bool(d->operands[2], &e) && t != e)
+      return t ? trend(w, d->operands[0], depth + 1) : tr_not(trend(w, d->operands[0], depth + 1));
+    break;
+  }
+  case OP_IF: { /* `flag = True; if c: flag = False` comes out as an if yielding constants */
+    int i = 0;
+    while (i < d->nresults && d->results[i] != v) i++;
+    bool t, e;
+    if (d->nregions == 2 && const_bool(yielded(d->regions[0], i), &t) && const_bool(yielded(d->regions[1], i), &e)) {
+      if (t == e) return TR_FLAT;
+      return t ? trend(w, d->operands[0], depth + 1) : tr_not(trend(w, d->operands[0], depth + 1));
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  return TR_UNKNOWN;
+}
+
+/* A scalar if inside loops whose iterations do not depend on p, with its
+ * work on one side (the other only yields): when the iterations that do
+ * the work only grow with p (a causal forward written as a loop over every
+ * key block that skips the blocks past the diagonal), the program's work
+ * grows as a longer loop's would. */
+static Trend if_trend(const IrFunc *f, const Op *op) {
+  Walk w = {f, 4096, {0}, 0};
+  for (const Op *o = op->parent ? op->parent->parent : NULL; o; o = o->parent ? o->parent->parent : NULL) {
+    if (o->kind != OP_FOR) continue;
+    int64_t step;
+    Slope lb = slope(&w, o->operands[0], 0), ub = slope(&w, o->operands[1], 0);
+    if (!const_int(o->operands[2], &step) || lb.kind != SL_LINEAR || lb.a || ub.kind != SL_LINEAR || ub.a ||
+        w.nfixed == 8)
+      return TR_UNKNOWN;
+    w.fixed[w.nfixed++] = o->regions[0]->args[0];
+  }
+  if (!w.nfixed || op->nregions != 2) return TR_UNKNOWN;
+  bool then_works = op->regions[0]->first != op->regions[0]->last;
+  bool else_works = op->regions[1]->first != op->regions[1]->last;
+  if (then_works == else_works) return TR_UNKNOWN; /* the work is not on one side */
+  Trend t = trend(&w, op->operands[0], 0);
+  return then_works ? t : tr_not(t);
+}
+
 typedef struct Census {
   const IrFunc *f;
   bool up;      /* a loop whose trip count grows with program_id(0) */
@@ -155,13 +257,19 @@ static void visit(Op *op, void *ud) {
   case OP_LOAD: /* a volatile load can watch another program's stores (a flag) */
     if (op->attr.is_volatile) c->veto = true;
     return;
+  case OP_IF: {
+    Trend t = if_trend(c->f, op);
+    if (t == TR_UP) c->up = true;
+    else if (t == TR_DOWN) c->veto = true;
+    return;
+  }
   case OP_FOR: {
     int64_t step;
     if (!const_int(op->operands[2], &step) || step <= 0) {
       c->veto = true;
       return;
     }
-    Walk w = {c->f, 4096};
+    Walk w = {c->f, 4096, {0}, 0};
     Slope s = sl_add(slope(&w, op->operands[1], 0), sl_scale(slope(&w, op->operands[0], 0), -1));
     if (s.kind == SL_LINEAR && s.a == 0) return;
     if (s.kind == SL_UP || (s.kind == SL_LINEAR && s.a > 0)) c->up = true;
