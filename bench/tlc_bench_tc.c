@@ -13,11 +13,21 @@
  * dQ/dK/dV 1e-2; every row up to N_CTX 4096, 64 rows spread over the
  * sequence beyond), outputs poisoned before the checked run.  Timing: median
  * of `reps` event-timed launches, each after a 256 MB memset that evicts L2
- * (as triton.testing.do_bench does).  The attention forward takes the
+ * (as triton.testing.do_bench does); a step slower than 40 ms a launch
+ * times about 2 s of launches, at least 10.  The attention forward takes the
  * kernel's own @triton.autotune configs (tlc_kernel_autotune); the backward
  * time covers _attn_bwd_preprocess and _attn_bwd, as the peers' do.
  * FLOPs counted as Triton's tutorials count them: matmul 2*M*N*K; attention
  * forward 4*Z*H*N^2*D, halved when causal; backward 2.5 times the forward.
+ *
+ * Seeds 000 and 001 on the same attention shapes, each launched as its
+ * example host launches it (see "attention, seeds 000 and 001" below):
+ * attn000_fwd (autotuned over its decorator) and attn000_bwd,
+ * flash001_fwd_v1, flash001_fwd_v2 and flash001_bwd (16-row tiles), the
+ * backwards causal and not up to N_CTX 4096; checked against the same
+ * reference, the seed's own tolerances.  A full run leaves them out: they run
+ * only when --only names their family (--only attn000, --only flash001,
+ * --only flash001_bwd, ...).
  *
  * Matmul rows: fp16 and bf16 at 4096^3 and 8192^3, a num_stages sweep,
  * fp8 e4m3 at 8192^3 (B K-major, C fp16), and a persistent kernel
@@ -33,14 +43,15 @@
  * beside the fp16 4096^3 configs: an experiment, see PtxVariant), --mm-only
  * (the first fp16 4096^3 config and the PTX variants only: for profilers),
  * --only PREFIX (only the rows whose name starts with PREFIX: matmul_fp8,
- * attn, ...), --size SIZE (only the attention rows of that size, as the
- * table prints it: Z4H32N4096D128-causal; with --only and the autotune
- * record of an earlier run, one kernel for a profiler), --fwd-config
- * BM,BN,WARPS,STAGES (the attention forward on that one config instead of
- * its autotune decorator's: an experiment), --print-configs (no device: one line per kernel the full
- * run compiles, `ROW TILE KERNEL SIGNATURE WARPS STAGES`, WARPS `autotune`
- * for the attention forward, whose decorator's configs all compile; for
- * bench/check_spills.sh). */
+ * attn, ...; the rows of seeds 000 and 001 only with it), --size SIZE
+ * (only the attention rows of that size, as the table prints it:
+ * Z4H32N4096D128-causal; with --only and the autotune record of an earlier
+ * run, one kernel for a profiler), --fwd-config BM,BN,WARPS,STAGES (the
+ * seed-004 forward on that one config instead of its autotune decorator's:
+ * an experiment), --print-configs (no device: one line per kernel the run
+ * would compile, `ROW TILE KERNEL SIGNATURE WARPS STAGES`, WARPS `autotune`
+ * for an autotuned forward, whose decorator's configs all compile; without
+ * --only, for bench/check_spills.sh, the full run's). */
 #include "examples/common/host.h"
 #include "examples/common/ref.h"
 
@@ -233,8 +244,16 @@ static void mm_signature(ExSig *sig, const char *name, const char *dt, tlc_devpt
   *kernel = persistent ? "matmul_persistent_kernel" : "grouped_matmul_1d_kernel";
 }
 
-/* Does --only let row `name` run (its name starts with the prefix)? */
+/* Does --only let row `name` run?  Its name starts with the prefix.  The
+ * rows of seeds 000 and 001 (attn000_*, flash001_*) run only when the
+ * prefix names their family (attn000, attn000_bwd, flash001, ...): a full
+ * run already takes longer than one device call, and --only attn keeps
+ * meaning seed 004's rows. */
 static bool row_wanted(const Bench *b, const char *name) {
+  static const char *const optin[] = {"attn000", "flash001"};
+  for (size_t i = 0; i < sizeof optin / sizeof *optin; i++)
+    if (!strncmp(name, optin[i], strlen(optin[i])))
+      return b->only && !strncmp(b->only, optin[i], strlen(optin[i])) && !strncmp(name, b->only, strlen(b->only));
   return !b->only || !strncmp(name, b->only, strlen(b->only));
 }
 
@@ -533,14 +552,14 @@ static void print_attention(int Z, int H, int N, int D, bool causal) {
 }
 
 static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
-  if (b->print_configs) {
-    print_attention(Z, H, N, D, causal);
-    return;
-  }
   /* (--only attn_bwd still runs the forward, whose M the backward reads,
    * without its line; the backward is causal only, as the seed's) */
   bool bwd = causal && N <= ATT_FULL_N && row_wanted(b, "attn_bwd");
   if (!row_wanted(b, "attn_fwd") && !bwd) return;
+  if (b->print_configs) {
+    print_attention(Z, H, N, D, causal);
+    return;
+  }
   Ex *ex = &b->ex;
   AttIn a;
   att_shape(&a, Z, H, N, D, causal);
@@ -634,6 +653,305 @@ done:
   att_in_free(ex, &a);
 }
 
+/* ---- attention, seeds 000 and 001 ------------------------------------------------- */
+
+/* Seed 000 (attention_000.tile) as examples/attention/attention_000.c (the
+ * seed's TritonAttention) launches it: attention_forward_kernel autotuned
+ * over its decorator (24 configs; seq_len, num_heads and head_dim are
+ * constexprs, so every shape compiles and tunes its own), grid
+ * (cdiv(N, BLOCKSIZE_Q), Z * H), O and L (natural log) fp16; the backward,
+ * causal or not, attn_backward_D (blocks of 128, D fp16) then
+ * attn_backward_dKdV and attn_backward_dQ (blocks 128 and 32, 3 stages, grid
+ * (N / 128, 1, Z * H)) on the forward's O and L, on 4 warps (the seed's)
+ * and on 8 (as seed 004's backward: two warpgroups share the 128-row
+ * block's dK and dV accumulators), one line each; the three kernels timed
+ * together.
+ *
+ * Seed 001 (flash_fwd_v1.tile, flash_fwd_v2.tile, flash_bwd.tile) as
+ * examples/attention/flash_001.c (the seed's FlashAttention2) launches it:
+ * (Z * H, N, D) batches, tiles of 16 rows (the seed host's min(16, n)), the
+ * default 4 warps and 3 stages; O fp16, L fp32 (natural log), grid
+ * (cdiv(N, 16), Z * H); the backward, causal or not, on the first version's
+ * O and L: bwd_calculate_d_kernel (grid (Z * H, N / 16)) then
+ * flash_bwd_kernel (grid (N / 16, Z * H); dK, dV fp32, dQ summed by
+ * atomics into a zeroed fp32 buffer), timed together without the zeroing
+ * (dQ piles up over the timed launches; its values do not change the time).
+ *
+ * Checks: O 1e-2; L 2e-3 (seed 000's, fp16) or 1e-3 (seed 001's, fp32);
+ * dQ, dK, dV 1e-2.  A wrong result is reported, never timed. */
+static const char *A000_TILE = "attention/attention_000.tile";
+static const char *const F001_FWD_TILE[2] = {"attention/flash_fwd_v1.tile", "attention/flash_fwd_v2.tile"};
+static const char *F001_BWD_TILE = "attention/flash_bwd.tile";
+enum { A000_BLOCK = 128, A000_INNER = 32, A000_STAGES = 3, F001_TILE = 16 };
+static const int a000_bwd_warps[] = {4, 8};
+
+/* attention_forward_kernel(Q, K, V, O, L, softmax_scale, 16 strides,
+ * batch_size, num_heads, seq_len, head_dim, BLOCKSIZE_Q, BLOCKSIZE_KV, STAGE) */
+static void a000_fwd_sig(ExSig *s, const AttIn *a, tlc_devptr O, tlc_devptr L) {
+  ex_sig_init(s);
+  ex_sig_ptr(s, "fp16", a->Q), ex_sig_ptr(s, "fp16", a->K), ex_sig_ptr(s, "fp16", a->V);
+  ex_sig_ptr(s, "fp16", O), ex_sig_ptr(s, "fp16", L);
+  ex_sig_arg(s, "fp32", TLC_F32((float)a->scale));
+  for (int t = 0; t < 4; t++)
+    ex_sig_int(s, (int64_t)a->H * a->hd), ex_sig_int(s, (int64_t)a->hd), ex_sig_int(s, a->D), ex_sig_int(s, 1);
+  ex_sig_int(s, a->Z);
+  ex_sig_const_int(s, a->H), ex_sig_const_int(s, a->N), ex_sig_const_int(s, a->D);
+  ex_sig_const(s, "_"), ex_sig_const(s, "_");
+  ex_sig_const_int(s, a->causal ? 3 : 1);
+}
+
+/* attn_backward_D(O, dO, D, seq_len, BLOCKSIZE, head_dim) in *sd; the
+ * argument list attn_backward_dKdV (outer, inner = BLOCKSIZE_KV,
+ * BLOCKSIZE_Q) and attn_backward_dQ (BLOCKSIZE_Q, BLOCKSIZE_KV) share in
+ * *sb: (Q, K, V, dO, dQ, dK, dV, L, D, 4 strides, softmax_scale, num_heads,
+ * seq_len, outer, inner, head_dim, STAGE).  p = O, L, D, dQ, dK, dV. */
+static void a000_bwd_sigs(ExSig *sd, ExSig *sb, const AttIn *a, const tlc_devptr p[6]) {
+  ex_sig_init(sd);
+  ex_sig_ptr(sd, "fp16", p[0]), ex_sig_ptr(sd, "fp16", a->DO), ex_sig_ptr(sd, "fp16", p[2]);
+  ex_sig_int(sd, a->N);
+  ex_sig_const_int(sd, A000_BLOCK), ex_sig_const_int(sd, a->D);
+  ex_sig_init(sb);
+  ex_sig_ptr(sb, "fp16", a->Q), ex_sig_ptr(sb, "fp16", a->K), ex_sig_ptr(sb, "fp16", a->V);
+  ex_sig_ptr(sb, "fp16", a->DO), ex_sig_ptr(sb, "fp16", p[3]), ex_sig_ptr(sb, "fp16", p[4]);
+  ex_sig_ptr(sb, "fp16", p[5]), ex_sig_ptr(sb, "fp16", p[1]), ex_sig_ptr(sb, "fp16", p[2]);
+  ex_sig_int(sb, (int64_t)a->H * a->hd), ex_sig_int(sb, (int64_t)a->hd), ex_sig_int(sb, a->D), ex_sig_int(sb, 1);
+  ex_sig_arg(sb, "fp32", TLC_F32((float)a->scale));
+  ex_sig_int(sb, a->H), ex_sig_int(sb, a->N);
+  ex_sig_const_int(sb, A000_BLOCK), ex_sig_const_int(sb, A000_INNER), ex_sig_const_int(sb, a->D);
+  ex_sig_const_int(sb, a->causal ? 3 : 1);
+}
+
+static void strides3(ExSig *s, const AttIn *a) {
+  ex_sig_int(s, (int64_t)a->hd), ex_sig_int(s, a->D), ex_sig_int(s, 1);
+}
+
+/* flash_fwd_kernel(Q, K, V, O, L, 3 strides x 4, 2 L strides, N_QUERIES,
+ * N_KEYS, scale, D, Q_TILE_SIZE, K_TILE_SIZE, is_causal) (both versions) */
+static void f001_fwd_sig(ExSig *s, const AttIn *a, tlc_devptr O, tlc_devptr L) {
+  ex_sig_init(s);
+  ex_sig_ptr(s, "fp16", a->Q), ex_sig_ptr(s, "fp16", a->K), ex_sig_ptr(s, "fp16", a->V);
+  ex_sig_ptr(s, "fp16", O), ex_sig_ptr(s, "fp32", L);
+  for (int t = 0; t < 4; t++) strides3(s, a);
+  ex_sig_int(s, a->N), ex_sig_int(s, 1);
+  ex_sig_int(s, a->N), ex_sig_int(s, a->N);
+  ex_sig_arg(s, "fp32", TLC_F32((float)a->scale));
+  ex_sig_const_int(s, a->D), ex_sig_const_int(s, F001_TILE), ex_sig_const_int(s, F001_TILE);
+  ex_sig_const(s, a->causal ? "True" : "False");
+}
+
+/* bwd_calculate_d_kernel(O, dO, D, 3 + 3 + 2 strides, N_QUERIES, D_MODEL,
+ * BLOCK_SIZE) in *sd; flash_bwd_kernel(Q, K, V, L, dO, D, dQ, dK, dV, 3 + 3
+ * + 3 + 2 + 3 + 2 + 3 x 3 strides, N_QUERIES, N_KEYS, scale, D, Q_TILE_SIZE,
+ * K_TILE_SIZE, is_causal) in *sb.  p = O, L, D, dQ, dK, dV. */
+static void f001_bwd_sigs(ExSig *sd, ExSig *sb, const AttIn *a, const tlc_devptr p[6]) {
+  ex_sig_init(sd);
+  ex_sig_ptr(sd, "fp16", p[0]), ex_sig_ptr(sd, "fp16", a->DO), ex_sig_ptr(sd, "fp32", p[2]);
+  strides3(sd, a), strides3(sd, a);
+  ex_sig_int(sd, a->N), ex_sig_int(sd, 1);
+  ex_sig_int(sd, a->N);
+  ex_sig_const_int(sd, a->D), ex_sig_const_int(sd, F001_TILE);
+  ex_sig_init(sb);
+  ex_sig_ptr(sb, "fp16", a->Q), ex_sig_ptr(sb, "fp16", a->K), ex_sig_ptr(sb, "fp16", a->V);
+  ex_sig_ptr(sb, "fp32", p[1]), ex_sig_ptr(sb, "fp16", a->DO), ex_sig_ptr(sb, "fp32", p[2]);
+  ex_sig_ptr(sb, "fp32", p[3]), ex_sig_ptr(sb, "fp32", p[4]), ex_sig_ptr(sb, "fp32", p[5]);
+  strides3(sb, a), strides3(sb, a), strides3(sb, a);
+  ex_sig_int(sb, a->N), ex_sig_int(sb, 1);
+  strides3(sb, a);
+  ex_sig_int(sb, a->N), ex_sig_int(sb, 1);
+  strides3(sb, a), strides3(sb, a), strides3(sb, a);
+  ex_sig_int(sb, a->N), ex_sig_int(sb, a->N);
+  ex_sig_arg(sb, "fp32", TLC_F32((float)a->scale));
+  ex_sig_const_int(sb, a->D), ex_sig_const_int(sb, F001_TILE), ex_sig_const_int(sb, F001_TILE);
+  ex_sig_const(sb, a->causal ? "True" : "False");
+}
+
+/* Which rows of seeds 000 and 001 run on a shape. */
+typedef struct SeedRows {
+  bool a000_fwd, a000_bwd, f001_fwd[2], f001_bwd;
+} SeedRows;
+
+/* --print-configs (only with --only attn000 or flash001...): the kernels
+ * the rows compile, the default 4 warps and 3 stages where the seed's host
+ * gives none; the forwards also where only the backward's line is wanted. */
+static void print_attention_seeds(const AttIn *a, const SeedRows *w) {
+  const tlc_devptr p[6] = {0};
+  ExSig s, s2;
+  if (w->a000_fwd || w->a000_bwd) {
+    a000_fwd_sig(&s, a, 0, 0);
+    printf("attn000_fwd %s attention_forward_kernel %s autotune -\n", A000_TILE, s.text);
+  }
+  if (w->a000_bwd) {
+    a000_bwd_sigs(&s, &s2, a, p);
+    printf("attn000_bwd %s attn_backward_D %s 4 3\n", A000_TILE, s.text);
+    for (size_t i = 0; i < sizeof a000_bwd_warps / sizeof *a000_bwd_warps; i++) {
+      printf("attn000_bwd %s attn_backward_dKdV %s %d %d\n", A000_TILE, s2.text, a000_bwd_warps[i], A000_STAGES);
+      printf("attn000_bwd %s attn_backward_dQ %s %d %d\n", A000_TILE, s2.text, a000_bwd_warps[i], A000_STAGES);
+    }
+  }
+  for (int v = 0; v < 2; v++)
+    if (w->f001_fwd[v] || (v == 0 && w->f001_bwd)) {
+      f001_fwd_sig(&s, a, 0, 0);
+      printf("flash001_fwd_v%d %s flash_fwd_kernel %s 4 3\n", v + 1, F001_FWD_TILE[v], s.text);
+    }
+  if (w->f001_bwd) {
+    f001_bwd_sigs(&s, &s2, a, p);
+    printf("flash001_bwd %s bwd_calculate_d_kernel %s 4 3\n", F001_BWD_TILE, s.text);
+    printf("flash001_bwd %s flash_bwd_kernel %s 4 3\n", F001_BWD_TILE, s2.text);
+  }
+}
+
+/* Seed 000's rows on shape a: the forward (its line when fwd_line), then
+ * the backward on its O and L. */
+static void bench_a000(Bench *b, const AttIn *a, bool fwd_line, bool bwd) {
+  Ex *ex = &b->ex;
+  unsigned ZH = (unsigned)(a->Z * a->H), NB = (unsigned)(a->N / A000_BLOCK);
+  ExOut O = ex_out_alloc(ex, a->n * 2), L = ex_out_alloc(ex, a->nm * 2);
+  ExSig s;
+  a000_fwd_sig(&s, a, O.p, L.p);
+  AttGrid gc = {a->N, a->Z * a->H, "BLOCKSIZE_Q"};
+  tlc_kernel *fwd;
+  char path[4096];
+  if (tlc_kernel_autotune(ex->rt, ex_tile_path(A000_TILE, path, sizeof path), "attention_forward_kernel", s.text,
+                          NULL, att_fwd_grid, &gc, s.args, s.nargs, &fwd) != TLC_OK) {
+    fprintf(stderr, "tlc_bench_tc: autotune: %s\n", tlc_runtime_error(ex->rt));
+    if (fwd_line) bench_error(b, "attn000_fwd", a->size, "-");
+    if (bwd) bench_error(b, "attn000_bwd", a->size, "-");
+    goto done;
+  }
+  int64_t bq, bkv;
+  tlc_kernel_constexpr_int(fwd, "BLOCKSIZE_Q", &bq), tlc_kernel_constexpr_int(fwd, "BLOCKSIZE_KV", &bkv);
+  char config[48];
+  snprintf(config, sizeof config, "tuned:b%dx%d/w%d", (int)bq, (int)bkv, tlc_kernel_num_warps(fwd));
+  Step sf = {.k = {fwd}, .sig = {&s}, .n = 1};
+  att_fwd_grid(fwd, &gc, sf.grid[0]);
+  ex_poison(ex, &O), ex_poison(ex, &L);
+  launch_step(ex, &sf);
+  ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
+  double err_o, err_l;
+  att_check_fwd(ex, a, O.p, EX_F16, L.p, EX_F16, log(2.0), &err_o, &err_l);
+  bool ok = err_o < 1e-2 && err_l < 2e-3;
+  if (fwd_line)
+    bench_line(b, "attn000_fwd", a->size, config, att_flops(a), ok ? time_step(b, &sf) : 0, fmax(err_o, err_l), ok);
+  if (!bwd) goto done;
+
+  ExOut DQ = ex_out_alloc(ex, a->n * 2), DK = ex_out_alloc(ex, a->n * 2), DV = ex_out_alloc(ex, a->n * 2);
+  tlc_devptr DD = ex_alloc(ex, a->nm * 2);
+  const tlc_devptr p[6] = {O.p, L.p, DD, DQ.p, DK.p, DV.p};
+  ExSig sd, sb;
+  a000_bwd_sigs(&sd, &sb, a, p);
+  tlc_kernel *kd;
+  if (ex_kernel(ex, A000_TILE, "attn_backward_D", sd.text, NULL, &kd) != TLC_OK) kd = NULL;
+  for (size_t i = 0; i < sizeof a000_bwd_warps / sizeof *a000_bwd_warps; i++) {
+    char cfg[32];
+    snprintf(cfg, sizeof cfg, "b%dx%d/w%d", A000_BLOCK, A000_INNER, a000_bwd_warps[i]);
+    tlc_kernel_options o = {.num_warps = a000_bwd_warps[i], .num_stages = A000_STAGES};
+    tlc_kernel *kkv, *kq;
+    if (!kd || ex_kernel(ex, A000_TILE, "attn_backward_dKdV", sb.text, &o, &kkv) != TLC_OK ||
+        ex_kernel(ex, A000_TILE, "attn_backward_dQ", sb.text, &o, &kq) != TLC_OK) {
+      bench_error(b, "attn000_bwd", a->size, cfg);
+      continue;
+    }
+    Step st = {.k = {kd, kkv, kq}, .grid = {{NB, ZH, 1}, {NB, 1, ZH}, {NB, 1, ZH}}, .sig = {&sd, &sb, &sb}, .n = 3};
+    ex_poison(ex, &DQ), ex_poison(ex, &DK), ex_poison(ex, &DV);
+    launch_step(ex, &st);
+    ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
+    const tlc_devptr outs[3] = {DQ.p, DK.p, DV.p};
+    double err = att_check_grads(ex, a, outs, EX_F16);
+    bench_line(b, "attn000_bwd", a->size, cfg, 2.5 * att_flops(a), err < 1e-2 ? time_step(b, &st) : 0, err,
+               err < 1e-2);
+  }
+  ex_free(ex, DD);
+  ex_out_free(ex, &DQ), ex_out_free(ex, &DK), ex_out_free(ex, &DV);
+done:
+  ex_out_free(ex, &O), ex_out_free(ex, &L);
+}
+
+/* Seed 001's forward version v + 1 on shape a into O, L (its line when
+ * line); false when it did not compile. */
+static bool f001_forward(Bench *b, const AttIn *a, int v, const ExOut *O, const ExOut *L, bool line) {
+  Ex *ex = &b->ex;
+  char name[32], config[32];
+  snprintf(name, sizeof name, "flash001_fwd_v%d", v + 1);
+  snprintf(config, sizeof config, "t%d/w4", F001_TILE);
+  ExSig s;
+  f001_fwd_sig(&s, a, O->p, L->p);
+  tlc_kernel *k;
+  if (ex_kernel(ex, F001_FWD_TILE[v], "flash_fwd_kernel", s.text, NULL, &k) != TLC_OK) {
+    if (line) bench_error(b, name, a->size, config);
+    return false;
+  }
+  unsigned NT = (unsigned)ex_cdiv(a->N, F001_TILE), ZH = (unsigned)(a->Z * a->H);
+  Step sf = {.k = {k}, .grid = {{NT, ZH, 1}}, .sig = {&s}, .n = 1};
+  ex_poison(ex, O), ex_poison(ex, L);
+  launch_step(ex, &sf);
+  ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
+  double err_o, err_l;
+  att_check_fwd(ex, a, O->p, EX_F16, L->p, EX_F32, log(2.0), &err_o, &err_l);
+  bool ok = err_o < 1e-2 && err_l < 1e-3;
+  if (line) bench_line(b, name, a->size, config, att_flops(a), ok ? time_step(b, &sf) : 0, fmax(err_o, err_l), ok);
+  return true;
+}
+
+/* Seed 001's backward on shape a, on the forward's O and L (have_fwd: it
+ * compiled). */
+static void f001_backward(Bench *b, const AttIn *a, const ExOut *O, const ExOut *L, bool have_fwd) {
+  Ex *ex = &b->ex;
+  unsigned ZH = (unsigned)(a->Z * a->H), NT = (unsigned)ex_cdiv(a->N, F001_TILE);
+  char config[32];
+  snprintf(config, sizeof config, "t%d/w4", F001_TILE);
+  ExOut DQ = ex_out_alloc(ex, a->n * 4), DK = ex_out_alloc(ex, a->n * 4), DV = ex_out_alloc(ex, a->n * 4);
+  tlc_devptr DD = ex_alloc(ex, a->nm * 4);
+  const tlc_devptr p[6] = {O->p, L->p, DD, DQ.p, DK.p, DV.p};
+  ExSig sd, sb;
+  f001_bwd_sigs(&sd, &sb, a, p);
+  tlc_kernel *kd, *kb;
+  if (!have_fwd || ex_kernel(ex, F001_BWD_TILE, "bwd_calculate_d_kernel", sd.text, NULL, &kd) != TLC_OK ||
+      ex_kernel(ex, F001_BWD_TILE, "flash_bwd_kernel", sb.text, NULL, &kb) != TLC_OK) {
+    bench_error(b, "flash001_bwd", a->size, config);
+  } else {
+    Step st = {.k = {kd, kb}, .grid = {{ZH, NT, 1}, {NT, ZH, 1}}, .sig = {&sd, &sb}, .n = 2};
+    ex_poison(ex, &DQ), ex_poison(ex, &DK), ex_poison(ex, &DV);
+    ex_ok(ex, tlc_memset_d8(ex->rt, DQ.p, 0, DQ.bytes), "tlc_memset_d8 (dQ = 0)");
+    launch_step(ex, &st);
+    ex_ok(ex, tlc_synchronize(ex->rt), "synchronize (a fault in the kernel?)");
+    const tlc_devptr outs[3] = {DQ.p, DK.p, DV.p};
+    double err = att_check_grads(ex, a, outs, EX_F32);
+    bench_line(b, "flash001_bwd", a->size, config, 2.5 * att_flops(a), err < 1e-2 ? time_step(b, &st) : 0, err,
+               err < 1e-2);
+  }
+  ex_free(ex, DD);
+  ex_out_free(ex, &DQ), ex_out_free(ex, &DK), ex_out_free(ex, &DV);
+}
+
+/* The rows of seeds 000 and 001 on one shape, on one set of inputs and one
+ * reference: seed 000's forward and backward, seed 001's first forward,
+ * the backward on its O and L, then the second forward. */
+static void bench_attention_seeds(Bench *b, int Z, int H, int N, int D, bool causal) {
+  bool full = N <= ATT_FULL_N;
+  SeedRows w = {row_wanted(b, "attn000_fwd"), full && row_wanted(b, "attn000_bwd"),
+                {row_wanted(b, "flash001_fwd_v1"), row_wanted(b, "flash001_fwd_v2")},
+                full && row_wanted(b, "flash001_bwd")};
+  if (!w.a000_fwd && !w.a000_bwd && !w.f001_fwd[0] && !w.f001_fwd[1] && !w.f001_bwd) return;
+  AttIn a;
+  att_shape(&a, Z, H, N, D, causal);
+  if (b->size && strcmp(a.size, b->size)) return;
+  if (b->print_configs) {
+    print_attention_seeds(&a, &w);
+    return;
+  }
+  Ex *ex = &b->ex;
+  att_in_make(ex, &a, Z, H, N, D, causal, w.a000_bwd || w.f001_bwd);
+  if (w.a000_fwd || w.a000_bwd) bench_a000(b, &a, w.a000_fwd, w.a000_bwd);
+  if (w.f001_fwd[0] || w.f001_fwd[1] || w.f001_bwd) {
+    ExOut O = ex_out_alloc(ex, a.n * 2), L = ex_out_alloc(ex, a.nm * 4);
+    bool v1 = (w.f001_fwd[0] || w.f001_bwd) && f001_forward(b, &a, 0, &O, &L, w.f001_fwd[0]);
+    if (w.f001_bwd) f001_backward(b, &a, &O, &L, v1);
+    if (w.f001_fwd[1]) f001_forward(b, &a, 1, &O, &L, true);
+    ex_out_free(ex, &O), ex_out_free(ex, &L);
+  }
+  att_in_free(ex, &a);
+}
+
 int main(int argc, char **argv) {
   Bench b = {0};
   b.reps = 50;
@@ -701,6 +1019,8 @@ int main(int argc, char **argv) {
     bench_matmul(&b, "matmul_fp8", "fp8e4nv", 512, 512, 512, mm8, 1);
     bench_attention(&b, 1, 2, 256, 64, true);
     bench_attention(&b, 1, 2, 256, 64, false); /* the peers run both */
+    bench_attention_seeds(&b, 1, 2, 256, 64, true);
+    bench_attention_seeds(&b, 1, 2, 256, 64, false);
   } else {
     int nmm = quick ? 2 : (int)(sizeof mm / sizeof *mm);
     bench_matmul(&b, "matmul_fp16", "fp16", 4096, 4096, 4096, mm, mm_only ? 1 : nmm);
@@ -722,6 +1042,12 @@ int main(int argc, char **argv) {
       for (int i = 0; i < (quick ? 1 : 3); i++) {
         bench_attention(&b, ns[i] > 4096 ? 1 : 4, 32, ns[i], d, false);
         bench_attention(&b, ns[i] > 4096 ? 1 : 4, 32, ns[i], d, true);
+      }
+    /* seeds 000 and 001 on the same shapes (with --only attn000 or flash001...) */
+    for (int d = 64; d <= 128; d *= 2)
+      for (int i = 0; i < (quick ? 1 : 3); i++) {
+        bench_attention_seeds(&b, ns[i] > 4096 ? 1 : 4, 32, ns[i], d, false);
+        bench_attention_seeds(&b, ns[i] > 4096 ? 1 : 4, 32, ns[i], d, true);
       }
   }
 done:
