@@ -17,7 +17,14 @@ workloads in Triton and torch, on the same GPU.
       causal and not, backward (preprocess + _attn_bwd, causal) launched as
       the seed's host does, on 4 warps and on 8 (the faster kept, as
       tlc_bench_tc does); and torch's scaled_dot_product_attention with the
-      flash and the cuDNN backends (forward, and backward through autograd).
+      flash and the cuDNN backends (forward, and backward through autograd);
+  on the same shapes, seeds 000 and 001 launched as tlc_bench_tc launches
+      them (attn000_fwd autotuned by its decorator, attn000_bwd on 4 and 8
+      warps, flash001_fwd_v1, flash001_fwd_v2, flash001_bwd on 16-row
+      tiles; backwards causal and not up to N_CTX 4096), one set of inputs
+      a shape, SDPA timed once a direction and its columns on each row; they
+      run only when --only names their family (--only attn000, --only
+      flash001, ...), as in tlc_bench_tc.
 
 The .tile files are Python: they are loaded as modules from their paths, so
 Triton sees exactly the source tlc compiles.  Every result is checked against
@@ -29,11 +36,12 @@ causal; backward 2.5x the forward).  One line per workload:
   BENCH name=attn_fwd size=Z4H32N1024D64 triton_tflops=... sdpa_flash_tflops=...
         sdpa_cudnn_tflops=... status=PASS
 
-(the N 16384 non-causal forward rows also carry fa3_published_tflops:
+(the N 16384 non-causal forward rows, of every seed, also carry fa3_published_tflops:
 FlashAttention-3's published H100 figures, quoted, not measured).
 
 Options: --quick (N_CTX 1024 only), --smoke (tiny sizes), --seed N, --only PREFIX
-(the rows whose name starts with PREFIX).
+(the rows whose name starts with PREFIX; the rows of seeds 000 and 001 only
+with it).
 """
 import argparse
 import importlib.machinery
@@ -82,9 +90,13 @@ def rel_err(out, ref):
     return ((out64 - ref64).norm() / ref64.norm()).item()
 
 
+_emitted = set()  # (name, size) of the lines printed: a job that fails prints ERROR for the others
+
+
 def emit(name, size, status, **cols):
     text = " ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}" for k, v in cols.items())
     print(f"BENCH name={name} size={size} {text} status={status}", flush=True)
+    _emitted.add((name, size))
 
 
 # ---- matmul -------------------------------------------------------------------------
@@ -167,13 +179,32 @@ def bench_matmul(M, N, K, dev, dtype="fp16", configs=MM_CONFIGS, name=None, cubl
 
 # ---- attention ----------------------------------------------------------------------
 
-def attention_ref(q, k, v, causal, scale):
+# The rows of seeds 000 and 001, in the order they run on a shape (as tlc_bench_tc)
+SEED_ROWS = ("attn000_fwd", "attn000_bwd", "flash001_fwd_v1", "flash001_bwd", "flash001_fwd_v2")
+
+
+def wanted(row, only):
+    """--only's rule, as tlc_bench_tc's: the row's name starts with the prefix;
+    the rows of seeds 000 and 001 (attn000_*, flash001_*) run only when the
+    prefix names their family (attn000, flash001_bwd, ...), so that a full
+    run leaves them out and --only attn keeps meaning seed 004's rows."""
+    family = row.split("_")[0]
+    if family in ("attn000", "flash001"):
+        return bool(only) and only.startswith(family) and row.startswith(only)
+    return row.startswith(only)
+
+
+def attention_scores(q, k, causal, scale):
     s = torch.matmul(q.float(), k.float().transpose(-1, -2)) * scale
     if causal:
         n = q.shape[-2]
         mask = torch.ones(n, n, device=q.device, dtype=torch.bool).tril()
         s = s.masked_fill(~mask, float("-inf"))
-    return torch.matmul(torch.softmax(s, dim=-1), v.float())
+    return s
+
+
+def attention_ref(q, k, v, causal, scale):
+    return torch.matmul(torch.softmax(attention_scores(q, k, causal, scale), dim=-1), v.float())
 
 
 # FlashAttention-3's published forward figures on the H100 (fp16, 16k tokens
@@ -181,9 +212,68 @@ def attention_ref(q, k, v, causal, scale):
 FA3_PUBLISHED = {(16384, 64, False): 497.0, (16384, 128, False): 648.0}
 
 
-def bench_attention(Z, H, N, D, causal, dev, mod):
+def sdpa_cols(q, k, v, causal, scale, flops, size, ref, do=None):
+    """torch's scaled_dot_product_attention with the flash and the cuDNN
+    backends on these inputs: the forward (O checked against ref on the
+    first two heads), or with do the backward through autograd (dQ checked
+    against ref); {name: (TFLOP/s, relative error)}."""
+    cols = {}
+    for name, backend in (("sdpa_flash", "FLASH_ATTENTION"), ("sdpa_cudnn", "CUDNN_ATTENTION")):
+        try:
+            from torch.nn.attention import SDPBackend, sdpa_kernel
+            with sdpa_kernel(getattr(SDPBackend, backend)):
+                if do is None:
+                    f = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
+                    e = rel_err(f()[:1, :2], ref)
+                    cols[name] = (tflops(flops, median_ms(f)), e)
+                else:
+                    qg, kg, vg = (t.detach().clone().requires_grad_() for t in (q, k, v))
+                    out = torch.nn.functional.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, scale=scale)
+                    out.backward(do, retain_graph=True)
+                    e = rel_err(qg.grad[:1, :2], ref)
+                    cols[name] = (tflops(flops, median_ms(lambda: out.backward(do, retain_graph=True))), e)
+        except Exception as ex:
+            print(f"  {name} {'fwd' if do is None else 'bwd'} {size}: {type(ex).__name__}: {ex}",
+                  file=sys.stderr, flush=True)
+            cols[name] = (float("nan"), float("nan"))
+    return cols
+
+
+def emit_attention(name, size, flops, ms, err, ok, cols, extra=None):
+    """One attention line: Triton's time (nan when not timed), SDPA's columns;
+    PASS when Triton's result and every SDPA backend that ran passed."""
+    ok = ok and all(not (e > 1e-2) for _, e in cols.values())
+    emit(name, size, "PASS" if ok else "FAIL", triton_tflops=tflops(flops, ms),
+         sdpa_flash_tflops=cols["sdpa_flash"][0], sdpa_cudnn_tflops=cols["sdpa_cudnn"][0],
+         triton_rel_err=f"{err:.2e}", **(extra or {}))
+
+
+def fastest_passing(run, configs, outs, refs):
+    """run(c) for each config c on NaN-filled outs, checked on the first two
+    heads against refs (relative L2 1e-2); the passing ones timed: (the
+    fastest's median ms, its error), (nan, the error) when none passed."""
+    ms_best, err_best = float("nan"), float("nan")
+    for c in configs:
+        for t in outs:
+            t.fill_(float("nan"))
+        run(c)
+        e = max(rel_err(t[:1, :2], r) for t, r in zip(outs, refs))
+        if not e < 1e-2:
+            err_best = e if not err_best < 1e-2 else err_best
+            continue
+        ms = median_ms(lambda: run(c))
+        if not ms_best < ms:
+            ms_best, err_best = ms, e
+    return ms_best, err_best
+
+
+def bench_attention(Z, H, N, D, causal, dev, mod, only=""):
+    """Seed 004 on one shape: _attn_fwd autotuned by its decorator, the
+    backward (causal only, up to N 4096) as the seed's host launches it."""
     scale = 0.5
     size = f"Z{Z}H{H}N{N}D{D}{'-causal' if causal else ''}"
+    fwd_line = wanted("attn_fwd", only)
+    bwd_line = causal and N <= 4096 and wanted("attn_bwd", only)
     q, k, v, do = (torch.rand(Z, H, N, D, device=dev, dtype=torch.float16) * 2 - 1 for _ in range(4))
     fwd_flops = 4.0 * Z * H * N * N * D * (0.5 if causal else 1.0)
     o = torch.empty_like(q)
@@ -199,28 +289,15 @@ def bench_attention(Z, H, N, D, causal, dev, mod):
     o.fill_(float("nan"))
     fwd()
     err = rel_err(o[:1, :2], ref)
-    ms_tri = median_ms(fwd)
+    if fwd_line:
+        ms_tri = median_ms(fwd)
+        cols = sdpa_cols(q, k, v, causal, scale, fwd_flops, size, ref)
+        extra = {}
+        if (N, D, causal) in FA3_PUBLISHED:
+            extra["fa3_published_tflops"] = FA3_PUBLISHED[(N, D, causal)]
+        emit_attention("attn_fwd", size, fwd_flops, ms_tri, err, err < 1e-2, cols, extra)
 
-    cols = {}
-    for name, backend in (("sdpa_flash", "FLASH_ATTENTION"), ("sdpa_cudnn", "CUDNN_ATTENTION")):
-        try:
-            from torch.nn.attention import SDPBackend, sdpa_kernel
-            with sdpa_kernel(getattr(SDPBackend, backend)):
-                f = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
-                e = rel_err(f()[:1, :2], ref)
-                cols[name] = (tflops(fwd_flops, median_ms(f)), e)
-        except Exception as ex:
-            print(f"  {name} fwd {size}: {type(ex).__name__}: {ex}", file=sys.stderr, flush=True)
-            cols[name] = (float("nan"), float("nan"))
-    ok = err < 1e-2 and all(not (e > 1e-2) for _, e in cols.values())
-    extra = {}
-    if (N, D, causal) in FA3_PUBLISHED:
-        extra["fa3_published_tflops"] = FA3_PUBLISHED[(N, D, causal)]
-    emit("attn_fwd", size, "PASS" if ok else "FAIL", triton_tflops=tflops(fwd_flops, ms_tri),
-         sdpa_flash_tflops=cols["sdpa_flash"][0], sdpa_cudnn_tflops=cols["sdpa_cudnn"][0],
-         triton_rel_err=f"{err:.2e}", **extra)
-
-    if not causal or N > 4096:
+    if not bwd_line:
         return
     # backward as the seed's host launches it
     RCP_LN2 = 1.4426950408889634
@@ -238,36 +315,142 @@ def bench_attention(Z, H, N, D, causal, dev, mod):
     # 4 warps (the seed's) and 8, as tlc_bench_tc runs it: the faster passing one
     q1, k1, v1 = (t[:1, :2].detach().float().requires_grad_() for t in (q, k, v))
     attention_ref(q1, k1, v1, True, scale).backward(do[:1, :2].float())
-    ms_bwd, err_b = float("nan"), float("nan")
-    for warps in (4, 8):
-        for t in (dq, dk, dv):
-            t.fill_(float("nan"))
-        bwd(warps)
-        e = max(rel_err(dq[:1, :2], q1.grad), rel_err(dk[:1, :2], k1.grad), rel_err(dv[:1, :2], v1.grad))
-        if not e < 1e-2:
-            err_b = e if not err_b < 1e-2 else err_b
-            continue
-        ms = median_ms(lambda: bwd(warps))
-        if not ms_bwd < ms:
-            ms_bwd, err_b = ms, e
+    ms_bwd, err_b = fastest_passing(bwd, (4, 8), (dq, dk, dv), (q1.grad, k1.grad, v1.grad))
+    colsb = sdpa_cols(q, k, v, True, scale, 2.5 * fwd_flops, size, q1.grad, do=do)
+    emit_attention("attn_bwd", size, 2.5 * fwd_flops, ms_bwd, err_b, err_b < 1e-2, colsb)
 
-    colsb = {}
-    for name, backend in (("sdpa_flash", "FLASH_ATTENTION"), ("sdpa_cudnn", "CUDNN_ATTENTION")):
-        try:
-            from torch.nn.attention import SDPBackend, sdpa_kernel
-            qg, kg, vg = (t.detach().clone().requires_grad_() for t in (q, k, v))
-            with sdpa_kernel(getattr(SDPBackend, backend)):
-                out = torch.nn.functional.scaled_dot_product_attention(qg, kg, vg, is_causal=True, scale=scale)
-                out.backward(do, retain_graph=True)
-                e = rel_err(qg.grad[:1, :2], q1.grad)
-                colsb[name] = (tflops(2.5 * fwd_flops, median_ms(lambda: out.backward(do, retain_graph=True))), e)
-        except Exception as ex:
-            print(f"  {name} bwd {size}: {type(ex).__name__}: {ex}", file=sys.stderr, flush=True)
-            colsb[name] = (float("nan"), float("nan"))
-    ok = err_b < 1e-2 and all(not (e > 1e-2) for _, e in colsb.values())
-    emit("attn_bwd", size, "PASS" if ok else "FAIL", triton_tflops=tflops(2.5 * fwd_flops, ms_bwd),
-         sdpa_flash_tflops=colsb["sdpa_flash"][0], sdpa_cudnn_tflops=colsb["sdpa_cudnn"][0],
-         triton_rel_err=f"{err_b:.2e}")
+
+# Seeds 000 and 001: their hosts' blocks (examples/attention/attention_000.c,
+# flash_001.c; tlc_bench_tc says how each is launched)
+A000_BLOCK, A000_INNER, A000_STAGES, F001_TILE = 128, 32, 3, 16
+_seed_mods = {}
+
+
+def seed_mod(rel):
+    if rel not in _seed_mods:
+        _seed_mods[rel] = load_tile(rel)
+    return _seed_mods[rel]
+
+
+def bench_attention_seeds(Z, H, N, D, causal, dev, only):
+    """The rows of seeds 000 and 001 on one shape, as tlc_bench_tc runs them:
+    one set of inputs and one reference (the first two heads: O, L in
+    natural log, and the gradients where a backward runs); SDPA timed once
+    a direction, its columns on every row of that direction."""
+    full = N <= 4096
+    want = {r: wanted(r, only) and (full or not r.endswith("_bwd")) for r in SEED_ROWS}
+    if not any(want.values()):
+        return
+    scale = 0.5
+    size = f"Z{Z}H{H}N{N}D{D}{'-causal' if causal else ''}"
+    q, k, v, do = (torch.rand(Z, H, N, D, device=dev, dtype=torch.float16) * 2 - 1 for _ in range(4))
+    fwd_flops = 4.0 * Z * H * N * N * D * (0.5 if causal else 1.0)
+    bwd = want["attn000_bwd"] or want["flash001_bwd"]
+    q1, k1, v1 = (t[:1, :2].detach().float().requires_grad_(bwd) for t in (q, k, v))
+    ref = attention_ref(q1, k1, v1, causal, scale)
+    if bwd:
+        ref.backward(do[:1, :2].float())
+    ref = ref.detach()
+    ref_l = torch.logsumexp(attention_scores(q1.detach(), k1.detach(), causal, scale), dim=-1)
+    grads = (q1.grad, k1.grad, v1.grad)
+    nan = float("nan")
+    sdpa = {}
+
+    def line(name, ms, err, ok):
+        """The row's line, SDPA's columns measured on the first row of its direction."""
+        d = "bwd" if name.endswith("_bwd") else "fwd"
+        flops = fwd_flops * (2.5 if d == "bwd" else 1.0)
+        if d not in sdpa:
+            sdpa[d] = sdpa_cols(q, k, v, causal, scale, flops, size, q1.grad if d == "bwd" else ref,
+                                do=do if d == "bwd" else None)
+        extra = {}
+        if d == "fwd" and (N, D, causal) in FA3_PUBLISHED:
+            extra["fa3_published_tflops"] = FA3_PUBLISHED[(N, D, causal)]
+        emit_attention(name, size, flops, ms, err, ok, sdpa[d], extra)
+
+    if want["attn000_fwd"] or want["attn000_bwd"]:
+        # seed 000: the forward autotuned by its decorator (O and L fp16), the
+        # backward D, dKdV, dQ on its O and L, on 4 warps (the seed's) and 8
+        m = seed_mod("attention/attention_000.tile")
+        o = torch.empty_like(q)
+        L = torch.empty(Z, H, N, device=dev, dtype=torch.float16)
+
+        def fwd():
+            grid = lambda meta: (triton.cdiv(N, meta["BLOCKSIZE_Q"]), Z * H)
+            m.attention_forward_kernel[grid](q, k, v, o, L, scale, *q.stride(), *k.stride(), *v.stride(),
+                                             *o.stride(), Z, num_heads=H, seq_len=N, head_dim=D,
+                                             STAGE=3 if causal else 1)
+
+        o.fill_(nan)
+        L.fill_(nan)
+        fwd()
+        err_o, err_l = rel_err(o[:1, :2], ref), rel_err(L[:1, :2], ref_l)
+        ok = err_o < 1e-2 and err_l < 2e-3
+        if want["attn000_fwd"]:
+            line("attn000_fwd", median_ms(fwd) if ok else nan, max(err_o, err_l), ok)
+        if want["attn000_bwd"]:
+            dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+            dd = torch.empty_like(L)
+            stage = 3 if causal else 1
+
+            def bwd000(warps):
+                m.attn_backward_D[(N // A000_BLOCK, Z * H)](o, do, dd, N, BLOCKSIZE=A000_BLOCK, head_dim=D)
+                grid = (N // A000_BLOCK, 1, Z * H)
+                args = (q, k, v, do, dq, dk, dv, L, dd, *q.stride(), scale, H, N)
+                m.attn_backward_dKdV[grid](*args, BLOCKSIZE_KV=A000_BLOCK, BLOCKSIZE_Q=A000_INNER, head_dim=D,
+                                           STAGE=stage, num_warps=warps, num_stages=A000_STAGES)
+                m.attn_backward_dQ[grid](*args, BLOCKSIZE_Q=A000_BLOCK, BLOCKSIZE_KV=A000_INNER, head_dim=D,
+                                         STAGE=stage, num_warps=warps, num_stages=A000_STAGES)
+
+            ms, err = fastest_passing(bwd000, (4, 8), (dq, dk, dv), grads)
+            line("attn000_bwd", ms, err, err < 1e-2)
+
+    if want["flash001_fwd_v1"] or want["flash001_bwd"] or want["flash001_fwd_v2"]:
+        # seed 001 on (Z * H, N, D) batches, 16-row tiles, the default 4 warps
+        # and 3 stages; the backward on the first version's O and L
+        T, B = F001_TILE, Z * H
+        q3, k3, v3, do3 = (t.view(B, N, D) for t in (q, k, v, do))
+        o3 = torch.empty_like(q3)
+        L3 = torch.empty(B, N, device=dev, dtype=torch.float32)
+
+        def fwd001(ver):
+            seed_mod(f"attention/flash_fwd_v{ver}.tile").flash_fwd_kernel[(triton.cdiv(N, T), B)](
+                q3, k3, v3, o3, L3, *q3.stride(), *k3.stride(), *v3.stride(), *o3.stride(), *L3.stride(),
+                N, N, scale, D=D, Q_TILE_SIZE=T, K_TILE_SIZE=T, is_causal=causal)
+
+        def forward(ver, with_line):
+            o3.fill_(nan)
+            L3.fill_(nan)
+            fwd001(ver)
+            err_o = rel_err(o3.view(Z, H, N, D)[:1, :2], ref)
+            err_l = rel_err(L3.view(Z, H, N)[:1, :2], ref_l)
+            ok = err_o < 1e-2 and err_l < 1e-3
+            if with_line:
+                line(f"flash001_fwd_v{ver}", median_ms(lambda: fwd001(ver)) if ok else nan, max(err_o, err_l), ok)
+
+        if want["flash001_fwd_v1"] or want["flash001_bwd"]:
+            forward(1, want["flash001_fwd_v1"])
+        if want["flash001_bwd"]:
+            mb = seed_mod("attention/flash_bwd.tile")
+            dd = torch.empty_like(L3)
+            dq, dk, dv = (torch.empty(B, N, D, device=dev, dtype=torch.float32) for _ in range(3))
+
+            def bwd001():  # timed without zeroing dQ (as tlc_bench_tc: its values do not change the time)
+                mb.bwd_calculate_d_kernel[(B, triton.cdiv(N, T))](o3, do3, dd, *o3.stride(), *do3.stride(),
+                                                                   *dd.stride(), N, D_MODEL=D, BLOCK_SIZE=T)
+                mb.flash_bwd_kernel[(triton.cdiv(N, T), B)](
+                    q3, k3, v3, L3, do3, dd, dq, dk, dv, *q3.stride(), *k3.stride(), *v3.stride(), *L3.stride(),
+                    *do3.stride(), *dd.stride(), *dq.stride(), *dk.stride(), *dv.stride(), N, N, scale,
+                    D=D, Q_TILE_SIZE=T, K_TILE_SIZE=T, is_causal=causal)
+
+            dk.fill_(nan)
+            dv.fill_(nan)
+            dq.zero_()  # dQ is summed by atomics into zeros, as the seed's
+            bwd001()
+            err = max(rel_err(t.view(Z, H, N, D)[:1, :2], r) for t, r in zip((dq, dk, dv), grads))
+            line("flash001_bwd", median_ms(bwd001) if err < 1e-2 else nan, err, err < 1e-2)
+        if want["flash001_fwd_v2"]:
+            forward(2, True)
 
 
 def main():
@@ -313,21 +496,30 @@ def main():
         ns = [1024] if args.quick else [1024, 4096, 16384]
         Z, H = 4, 32
     mod = load_tile("attention/fused_attention.tile")
-    # batch 4 up to N 4096, one sequence of 16k tokens beyond (as tlc_bench_tc)
-    for d in ([64] if args.smoke else [64, 128]):
-        for n in ns:
-            z = 1 if n > 4096 else Z
-            for causal in (False, True):
-                jobs.append(("attn_fwd", f"Z{z}H{H}N{n}D{d}{'-causal' if causal else ''}",
-                             lambda z=z, n=n, d=d, causal=causal: bench_attention(z, H, n, d, causal, dev, mod)))
-    for name, size, job in jobs:
-        if not name.startswith(args.only):
+    # batch 4 up to N 4096, one sequence of 16k tokens beyond (as tlc_bench_tc);
+    # a job names the rows it may print
+    shapes = [(1 if n > 4096 else Z, n, d, causal) for d in ([64] if args.smoke else [64, 128]) for n in ns
+              for causal in (False, True)]
+    for z, n, d, causal in shapes:
+        size = f"Z{z}H{H}N{n}D{d}{'-causal' if causal else ''}"
+        jobs.append((("attn_fwd", "attn_bwd") if causal and n <= 4096 else ("attn_fwd",), size,
+                     lambda z=z, n=n, d=d, causal=causal: bench_attention(z, H, n, d, causal, dev, mod, args.only)))
+    # seeds 000 and 001 on the same shapes (with --only attn000 or flash001...)
+    for z, n, d, causal in shapes:
+        size = f"Z{z}H{H}N{n}D{d}{'-causal' if causal else ''}"
+        jobs.append((tuple(r for r in SEED_ROWS if n <= 4096 or not r.endswith("_bwd")), size,
+                     lambda z=z, n=n, d=d, causal=causal: bench_attention_seeds(z, H, n, d, causal, dev, args.only)))
+    for names, size, job in jobs:
+        names = [n for n in ((names,) if isinstance(names, str) else names) if wanted(n, args.only)]
+        if not names:
             continue
         try:
             job()
         except Exception as e:
-            print(f"BENCH name={name} size={size} status=ERROR", flush=True)
-            print(f"  {name} {size}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+            for name in names:
+                if (name, size) not in _emitted:
+                    print(f"BENCH name={name} size={size} status=ERROR", flush=True)
+            print(f"  {'/'.join(names)} {size}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
             failed += 1
         torch.cuda.empty_cache()
     return 1 if failed else 0
