@@ -18,7 +18,12 @@ if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
 fi
 # --tc-only: only the tensor-core half (a full run of both halves takes
 # longer than one device call allows); TC_TLC_TIMEOUT / TC_PEERS_TIMEOUT
-# (seconds, default 400 / 600) bound its two programs
+# (seconds, default 400 / 600) bound its two programs.  The attention rows
+# of seeds 000 and 001 run only when --only names them (--only attn000,
+# --only flash001, --only flash001_bwd, ...; --only attn is seed 004's
+# table), each family in a call of its own (attn000_fwd and attn000_bwd in
+# two where a call has less time: both sides autotune every forward), e.g.
+#   TC_TLC_TIMEOUT=270 TC_PEERS_TIMEOUT=300 bash bench/run.sh build-gpu --tc-only --only flash001
 tc_only=0
 args=()
 for a in "$@"; do
