@@ -428,12 +428,38 @@ static bool same_linear(const Layout *a, const Layout *b, int rank, const int64_
          !memcmp(x.warp, y.warp, sizeof(x.warp[0]) * (size_t)x.nwarp);
 }
 
+/* The innermost loop around op that v is defined outside of, when v is
+ * computed (not loaded) there: a dot operand hoist-invariants moved out of
+ * the loop. */
+static const Op *computed_outside_loop(const Op *op, const Value *v) {
+  const Op *loop = op ? op->parent->parent : NULL;
+  while (loop && loop->kind != OP_FOR) loop = loop->parent ? loop->parent->parent : NULL;
+  if (!loop || !v->def || v->def->kind == OP_LOAD || !ir_defined_outside(loop->regions[0], v)) return NULL;
+  return loop;
+}
+
 /* v in mma dot-operand layout `target`: a register-only convert when v's
  * fragment already is the operand's (a chained dot's accumulator), else
  * staged through a swizzled shared buffer and read back (ldmatrix), right
- * after v's definition. */
-static Value *dot_operand(Lay *L, Value *v, const Layout *target) {
+ * after v's definition.  A value the loop of `user` computed before it is
+ * staged there once and read back inside the loop, before `user`: no
+ * register stays live across the loop for it. */
+static Value *dot_operand(Lay *L, Value *v, const Layout *target, Op *user) {
   if (v->type->layout == target) return v;
+  if (user && computed_outside_loop(user, v) && !same_linear(v->type->layout, target, v->type->rank, v->type->shape)) {
+    const Layout *sl = pass_dot_shared_layout(L->m, v->type);
+    Value *buf = memo_get(L, v, sl);
+    IrBuilder b;
+    if (!buf) {
+      after_def(L, v, &b);
+      buf = irb_op(&b, OP_LOCAL_ALLOC, &v, 1, ty_with_layout(L->ctx, v->type, sl))->results[0];
+      memo_put(L, v, sl, buf);
+    }
+    irb_init(&b, L->m, L->f, user->parent);
+    b.before = user;
+    b.loc = user->loc;
+    return irb_op(&b, OP_LOCAL_LOAD, &buf, 1, ty_with_layout(L->ctx, v->type, target))->results[0];
+  }
   Value *done = memo_get(L, v, target);
   if (done) return done;
   /* already read into registers for another dot whose fragment is the same
@@ -546,7 +572,7 @@ static void fix_dot(Lay *L, Op *op) {
       Value *v = op->operands[i];
       const Layout *reg = lay_dot_operand(L->ctx, 0, p->mma, p->kw);
       if (i == 0 && (a_regs || same_linear(v->type->layout, reg, v->type->rank, v->type->shape))) {
-        op->operands[i] = dot_operand(L, v, reg); /* a computed A, or an invariant one, in registers */
+        op->operands[i] = dot_operand(L, v, reg, NULL); /* a computed A, or an invariant one, in registers */
         continue;
       }
       const Layout *sl = pass_wgmma_shared_layout(L->m, v->type, i);
@@ -558,7 +584,7 @@ static void fix_dot(Lay *L, Op *op) {
     need_result(L, op, 0, p->mma);
     need(L, op, 2, p->mma);
     for (int i = 0; i < 2; i++)
-      op->operands[i] = dot_operand(L, op->operands[i], lay_dot_operand(L->ctx, i, p->mma, p->kw));
+      op->operands[i] = dot_operand(L, op->operands[i], lay_dot_operand(L->ctx, i, p->mma, p->kw), op);
     return;
   }
   /* FMA: a blocked result; operands with whole K rows / columns per thread */

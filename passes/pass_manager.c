@@ -29,6 +29,9 @@ const PassInfo pass_table[] = {
     {"program-order", pass_program_order,
      "a kernel whose loops run longer as program_id(0) grows (causal attention) gets its blocks "
      "heaviest first, a few rows of the grid at a time (codegen maps the block ids)", true},
+    {"hoist-invariants", pass_hoist_invariants,
+     "a dot operand computed in a loop from values the loop does not change (tl.trans(k), "
+     "v.to(tl.float32)) is computed, and staged, once before the loop", true},
     {"coalesce", pass_coalesce,
      "choose the vector width (attr.vec) and anchor layout of every load/store from AxisInfo", false},
     {"assign-layouts", pass_assign_layouts,
@@ -158,6 +161,7 @@ int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
   run(&r, "canonicalize");   /* fold what specialization left, CSE, DCE */
   run(&r, "consumer-warpgroups"); /* sm_90 attention: two consumer warpgroups, before layouts */
   run(&r, "program-order");  /* heaviest programs first when the loops' lengths grow with the id */
+  run(&r, "hoist-invariants"); /* invariant dot operands out of their loops */
   run(&r, "coalesce");       /* vector width and anchor layout of each memory op */
   run(&r, "assign-layouts"); /* a layout for every tensor; convert_layout where they meet */
   run(&r, "canonicalize");   /* CSE again now that layouts are in types */

@@ -75,6 +75,7 @@ void pass_optional_names(char *buf, size_t size);
 int pass_canonicalize(IrModule *m, StrBuf *errors);
 int pass_consumer_warpgroups(IrModule *m, StrBuf *errors);
 int pass_program_order(IrModule *m, StrBuf *errors);
+int pass_hoist_invariants(IrModule *m, StrBuf *errors);
 int pass_coalesce(IrModule *m, StrBuf *errors);
 int pass_assign_layouts(IrModule *m, StrBuf *errors);
 int pass_pipeline(IrModule *m, StrBuf *errors);
