@@ -20,8 +20,11 @@
  * Atomics are inline PTX `atom{.sem}{.scope}.global.op.type` (LLVM 19's
  * NVPTX backend drops the memory ordering of atomicrmw), predicated on mask
  * and ownership.  Float max/min use the integer trick (max.s32 for x >= 0,
- * min.u32 otherwise).  When the old value is used and the layout replicates,
- * the owners' results are broadcast to the replicas through shared memory. */
+ * min.u32 otherwise).  An fp32 add whose attr.vec coalesce set above 1
+ * (sm_90) is one `atom.global.add.v2/v4.f32` a group (each element still
+ * its own atomic add).  When the old value is used and the layout
+ * replicates, the owners' results are broadcast to the replicas through
+ * shared memory. */
 #include "codegen/cg_internal.h"
 
 #include <stdio.h>
@@ -536,6 +539,41 @@ static LLVMValueRef atomic_elem(CgCtx *cg, const Op *op, DType d, LLVMValueRef p
   return cg_from_bits(cg, d, r);
 }
 
+/* Elements one atomic instruction adds: coalesce's attr.vec for an fp32
+ * add on sm_90 (atom.global.add.v2/v4.f32), else 1. */
+static int vector_atomic(CgCtx *cg, const Op *op, const Type *pt, DType d) {
+  if (op->kind != OP_ATOMIC_RMW || (op->attr.rmw != RMW_ADD && op->attr.rmw != RMW_FADD) || d != DT_F32 ||
+      cg->capability < 90)
+    return 1;
+  return access_vec(cg, op, pt, d);
+}
+
+/* One `atom.global.add.vN.f32` over fragment elements i .. i+vec-1 of a
+ * (each element its own atomic add; the old values come back in order). */
+static void atomic_add_vec(CgCtx *cg, const Op *op, int vec, LLVMValueRef ptr, LLVMValueRef pred, CgVal *a, int i,
+                           LLVMValueRef *old) {
+  if (!pred) pred = cg_true(cg);
+  char text[512], cons[128];
+  int t = 0, c = 0;
+  for (int k = 0; k < vec; k++) t += snprintf(text + t, sizeof text - (size_t)t, "mov.b32 $%d, 0;\n\t", k);
+  t += snprintf(text + t, sizeof text - (size_t)t, "@$%d atom%s%s.global.add.v%d.f32 {", vec, sem_ptx(op->attr.sem),
+                scope_ptx(op->attr.scope), vec);
+  for (int k = 0; k < vec; k++) t += snprintf(text + t, sizeof text - (size_t)t, "%s$%d", k ? ", " : "", k);
+  t += snprintf(text + t, sizeof text - (size_t)t, "}, [$%d], {", vec + 1);
+  for (int k = 0; k < vec; k++) t += snprintf(text + t, sizeof text - (size_t)t, "%s$%d", k ? ", " : "", vec + 2 + k);
+  snprintf(text + t, sizeof text - (size_t)t, "};");
+  for (int k = 0; k < vec; k++) c += snprintf(cons + c, sizeof cons - (size_t)c, "=f,");
+  c += snprintf(cons + c, sizeof cons - (size_t)c, "b,l");
+  for (int k = 0; k < vec; k++) c += snprintf(cons + c, sizeof cons - (size_t)c, ",f");
+  LLVMValueRef args[2 + 4];
+  args[0] = pred, args[1] = ptr;
+  for (int k = 0; k < vec; k++) args[2 + k] = cg_el(a, i + k);
+  LLVMTypeRef fs[4] = {cg->t_f32, cg->t_f32, cg->t_f32, cg->t_f32};
+  LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, fs, (unsigned)vec, false);
+  LLVMValueRef r = cg_asm(cg, st, text, cons, args, 2 + vec, true);
+  for (int k = 0; k < vec; k++) old[k] = LLVMBuildExtractValue(cg->b, r, (unsigned)k, "");
+}
+
 void cg_lower_atomic(CgCtx *cg, Op *op) {
   const Type *pt = op->operands[0]->type;
   const Type *rt = op->results[0]->type;
@@ -555,8 +593,15 @@ void cg_lower_atomic(CgCtx *cg, Op *op) {
   }
   LLVMValueRef owner = cg_owner(cg, pt);
   LLVMValueRef *old = ARENA_ARRAY(&cg->arena, LLVMValueRef, n);
-  for (int i = 0; i < n; i++) {
+  int vec = vector_atomic(cg, op, pt, d);
+  for (int i = 0; i < n; i += vec) {
     bool never;
+    if (vec > 1) {
+      LLVMValueRef mask = group_mask(m ? cg_el(m, i) : NULL, &never);
+      for (int k = 0; k < vec; k++) old[i + k] = cg_zero(cg, d);
+      if (!never) atomic_add_vec(cg, op, vec, cg_el(p, i), cg_and(cg, mask, owner), a, i, old + i);
+      continue;
+    }
     LLVMValueRef mask = group_mask(m ? cg_el(m, i) : NULL, &never);
     if (never) {
       old[i] = cg_zero(cg, d);

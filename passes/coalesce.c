@@ -52,9 +52,19 @@ static const Value *mask_of(const Op *op) {
   return NULL;
 }
 
+/* May this atomic move several elements in one instruction?  sm_90's
+ * `atom.global.add.v2.f32` / `.v4.f32` (each element still its own atomic
+ * add, as Triton's element-wise atomic_add is): fp32 adds only. */
+bool pass_atomic_vectorizes(const IrModule *m, const Op *op) {
+  return op->kind == OP_ATOMIC_RMW && (op->attr.rmw == RMW_ADD || op->attr.rmw == RMW_FADD) &&
+         op->operands[0]->type->pointee && op->operands[0]->type->pointee->dtype == DT_F32 && m->capability >= 90;
+}
+
 int pass_coalesce_vec(const IrModule *m, const Op *op, const AxisInfo *ai, int dim) {
   const Value *p = op->operands[0];
-  if (!p || !p->type->rank || op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS) return 1;
+  if (!p || !p->type->rank || op->kind == OP_ATOMIC_CAS) return 1;
+  /* atomics: only an fp32 add has vector forms (sm_90: atom.global.add.v2/v4.f32) */
+  if (op->kind == OP_ATOMIC_RMW && !pass_atomic_vectorizes(m, op)) return 1;
   const Type *t = p->type;
   const AxisInfo *pi = &ai[p->id];
   int64_t eb = ty_elem_bytes(t->pointee);

@@ -62,6 +62,8 @@ int pass_coalesce_order(const AxisInfo *ptr, int rank, int *order);
  * 16 bytes, uniform mask / other), a power of two >= 1.  Not capped by
  * any layout.  Atomics and scalar accesses get 1. */
 int pass_coalesce_vec(const IrModule *m, const Op *op, const AxisInfo *ai, int dim);
+/* An fp32 atomic add on sm_90: it may move 2 or 4 elements an instruction. */
+bool pass_atomic_vectorizes(const IrModule *m, const Op *op);
 /* The anchor layout coalesce chooses for a tensor memory op: blocked, with
  * `*vec` elements per thread along the most contiguous dim.  NULL (and
  * *vec = 1) for scalar accesses. */
