@@ -961,6 +961,26 @@ int main(int argc, char **argv) {
   int nrest = 0;
   rest[nrest++] = argv[0];
   for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      printf("usage: tlc_bench_tc [options]   the tensor-core benchmark's tlc side (bench/run.sh --tc-only)\n\n"
+             "  --only PREFIX        rows whose name starts with PREFIX (matmul_fp8, attn, attn_bwd, ...);\n"
+             "                       the rows of seeds 000 and 001 run only when it names their family\n"
+             "                       (attn000, attn000_fwd, flash001, flash001_bwd, ...)\n"
+             "  --size SIZE          only the attention rows of that size, as the table prints it\n"
+             "                       (Z4H32N4096D128-causal)\n"
+             "  --fwd-config BM,BN,WARPS,STAGES\n"
+             "                       the seed-004 forward on that one config instead of its decorator's\n"
+             "  --quick, --smoke     N_CTX 1024 only and fewer matmul configs; tiny sizes\n"
+             "  --reps N             timed launches a row, median reported (default 50, at least 10;\n"
+             "                       a step slower than 40 ms a launch times about 2 s of launches)\n"
+             "  --warmup N, --seed N warm-up launches; the inputs' random seed\n"
+             "  --print-configs      the kernels the rows compile (bench/check_spills.sh), then exit\n"
+             "  --mm-only, --ptx FILE:WARPS:SMEM:BM:BN[:EXTRA]\n"
+             "                       profiler runs and PTX experiments (the comment at the top of\n"
+             "                       bench/tlc_bench_tc.c)\n"
+             "  -v                   print every checked result\n");
+      return 0;
+    }
     if (!strcmp(argv[i], "--quick")) quick = true;
     else if (!strcmp(argv[i], "--smoke")) smoke = true;
     else if (!strcmp(argv[i], "--mm-only")) mm_only = true;
