@@ -359,10 +359,12 @@ END {
     k = order[i]
     e = (k in isnan) ? "nan" : ((k in mx) ? sprintf("%.2e", mx[k]) : "-")
     printf "%-22s %-20s %12s %11s %9s %5d  %s\n", kn[k], sz[k], e, (k in tm) ? tm[k] : "-", (k in bw) ? bw[k] : "-", runs[k], st[k]
-    if (st[k] == "PASS") np++; else nf++
+    if (st[k] == "PASS") np++; else if (st[k] == "NOT_RUN") nn++; else nf++
   }
   if (nk == 0) print "(no RESULT lines: see the logs)"
-  printf "examples: %d (kernel, size) cases passed, %d failed\n", np, nf
+  printf "examples: %d (kernel, size) cases passed, %d failed", np, nf
+  if (nn) printf ", %d programs not run (no time left in SUITE_SECONDS)", nn
+  printf "\n"
 }' "$results" | tee "$out/examples-table.txt"
 echo
 if [ -s "$out/bench-table.txt" ]; then
