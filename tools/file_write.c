@@ -5,10 +5,15 @@
  * one, is written to a temporary file beside it and renamed over it, so a
  * failed write never leaves a truncated file where a good one was; the
  * replaced file's permission bits are kept (a new file gets 0666 less the
- * umask, as fopen gives).  A symbolic link is followed: its target is
- * replaced and the link stays.  Anything else that exists (/dev/null, a
- * FIFO, a terminal) is opened and written in place: renaming over it would
- * replace the node (run as root, /dev/null would become a regular file). */
+ * umask, as fopen gives).  A symbolic link is followed hop by hop: a
+ * regular file it ends at is replaced that way and the link stays.  Anything
+ * else is opened and written in place: what exists and is not a regular file
+ * (/dev/null, a FIFO, a terminal: renaming over it would replace the node,
+ * and as root /dev/null would become a regular file), and a link that goes
+ * through /proc or /dev or cannot be resolved.  /dev/stdout, /dev/stderr,
+ * /dev/fd/N and /proc/self/fd/N are written through the descriptor itself:
+ * `-o /dev/stdout >> log` appends to the log (a rename would replace the
+ * file, a new open with O_TRUNC would empty it). */
 #include "tools/file_write.h"
 
 #include <errno.h>
@@ -36,20 +41,78 @@ static int write_all(int fd, const void *const *parts, const size_t *lens, int n
   return 0;
 }
 
+/* The descriptor `path` names, or -1: /dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N.  Written through the descriptor itself, such a path
+ * keeps what the shell opened it as (`>> log` appends); opening it again
+ * with O_TRUNC would empty the file behind it. */
+static int named_fd(const char *path) {
+  if (!strcmp(path, "/dev/stdout")) return 1;
+  if (!strcmp(path, "/dev/stderr")) return 2;
+  const char *num = !strncmp(path, "/dev/fd/", 8) ? path + 8 : !strncmp(path, "/proc/self/fd/", 14) ? path + 14 : NULL;
+  if (!num || !*num) return -1;
+  char *end;
+  long fd = strtol(num, &end, 10);
+  return *end || fd < 0 || fd > 1 << 20 ? -1 : (int)fd;
+}
+
+static int write_in_place(const char *path, const void *const *parts, const size_t *lens, int n) {
+  int nfd = named_fd(path);
+  if (nfd >= 0) return write_all(nfd, parts, lens, n);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) return errno;
+  int e = write_all(fd, parts, lens, n);
+  if (close(fd) != 0 && !e) e = errno;
+  return e;
+}
+
+/* Where a link at `path` ends: 0 and the regular path in `out`; 1 and, in
+ * `out`, the descriptor's name when a hop names one (/dev/stdout, ...); -1
+ * when it goes through /proc or /dev otherwise, dangles, loops or is too
+ * long (then it is written in place, through the link). */
+static int link_target(const char *path, char *out, size_t outsz) {
+  char cur[PATH_MAX], buf[PATH_MAX];
+  if (strlen(path) >= sizeof cur) return -1;
+  strcpy(cur, path);
+  for (int hop = 0; hop < 40; hop++) {
+    struct stat st;
+    if (!strncmp(cur, "/proc/", 6) || !strncmp(cur, "/dev/", 5) || lstat(cur, &st) != 0) return -1;
+    if (!S_ISLNK(st.st_mode)) {
+      if (strlen(cur) >= outsz) return -1;
+      strcpy(out, cur);
+      return 0;
+    }
+    ssize_t n = readlink(cur, buf, sizeof buf - 1);
+    if (n <= 0 || (size_t)n >= sizeof buf - 1) return -1;
+    buf[n] = 0;
+    if (named_fd(buf) >= 0 && strlen(buf) < outsz) {
+      strcpy(out, buf);
+      return 1;
+    }
+    if (buf[0] == '/') {
+      if (!strncmp(buf, "/proc/", 6) || !strncmp(buf, "/dev/", 5)) return -1;
+      strcpy(cur, buf);
+    } else { /* relative to the link's folder */
+      char *slash = strrchr(cur, '/');
+      size_t dir = slash ? (size_t)(slash - cur) + 1 : 0;
+      if (dir + (size_t)n >= sizeof cur) return -1;
+      memcpy(cur + dir, buf, (size_t)n + 1);
+    }
+  }
+  return -1;
+}
+
 int file_write(const char *path, const void *const *parts, const size_t *lens, int n) {
-  /* a link's target is what gets replaced (a dangling link: written through) */
   char resolved[PATH_MAX];
   struct stat st;
   const char *target = path;
-  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, resolved)) target = resolved;
-  bool exists = stat(target, &st) == 0;
-  if ((exists && !S_ISREG(st.st_mode)) || (!exists && lstat(target, &st) == 0)) {
-    int fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) return errno;
-    int e = write_all(fd, parts, lens, n);
-    if (close(fd) != 0 && !e) e = errno;
-    return e;
+  if (named_fd(path) >= 0) return write_in_place(path, parts, lens, n);
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    int how = link_target(path, resolved, sizeof resolved);
+    if (how != 0) return write_in_place(how > 0 ? resolved : path, parts, lens, n);
+    target = resolved;
   }
+  bool exists = stat(target, &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) return write_in_place(target, parts, lens, n);
   static atomic_uint counter;
   size_t tl = strlen(target) + 48;
   char *tmp = malloc(tl);

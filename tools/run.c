@@ -13,9 +13,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "interp/tlc_interp.h"
 #include "tools/npy.h"
+
+/* Two arguments naming one .npy file: the same text, or paths (a link,
+ * ./x.npy) that reach the same file.  It is one array, read and written
+ * once: two copies would have one's results overwrite the other's. */
+static bool same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (!strcmp(a, b)) return true;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 
 static int run_error(const char *fmt, const char *a, const char *b, const char *c) {
   fputs("tlc: error: ", stderr);
@@ -93,7 +103,7 @@ int run_kernel(const RunRequest *r) {
       continue;
     }
     for (int j = 0; j < i; j++)
-      if (tlc_interp_param_elem(p, j) && !strcmp(r->args[j], r->args[i])) a[i].same_as = j;
+      if (tlc_interp_param_elem(p, j) && same_file(r->args[j], r->args[i])) a[i].same_as = j;
     if (a[i].same_as >= 0) {
       int j = a[i].same_as;
       if (strcmp(tlc_interp_param_elem(p, j), elem)) {

@@ -46,6 +46,19 @@ cmp -s "$dir/target.tir" "$dir/from_fifo" || fail "the link's target does not ho
 [ "$(stat -c %a "$dir/new.tir")" = 644 ] || fail "a new file under umask 022 got mode $(stat -c %a "$dir/new.tir")"
 rm "$dir/link.tir" "$dir/target.tir" "$dir/new.tir"
 
+# /dev/stdout (and a link to it) is the descriptor the shell opened: `>> log`
+# appends, what the log held stays
+echo "kept line" > "$dir/log"
+"$tlc" "${args[@]}" -o /dev/stdout >> "$dir/log"
+grep -q '^kept line$' "$dir/log" || fail "-o /dev/stdout >> log lost the log's first line"
+grep -q '^func @add_kernel' "$dir/log" || fail "-o /dev/stdout >> log did not append the output"
+ln -s /dev/stdout "$dir/to_stdout"
+echo "kept too" > "$dir/log2"
+"$tlc" "${args[@]}" -o "$dir/to_stdout" >> "$dir/log2"
+grep -q '^kept too$' "$dir/log2" || fail "-o LINK-TO-/dev/stdout >> log lost the log's first line"
+[ -L "$dir/to_stdout" ] || fail "the link to /dev/stdout was replaced"
+rm "$dir/log" "$dir/log2" "$dir/to_stdout"
+
 # -o - is stdout
 "$tlc" "${args[@]}" -o - > "$dir/stdout.tir"
 cmp -s "$dir/stdout.tir" "$dir/from_fifo" || fail "-o - differs from -o FILE"

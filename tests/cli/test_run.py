@@ -108,6 +108,21 @@ with tempfile.TemporaryDirectory() as tmp:
     check(os.stat(real).st_mode & 0o7777 == 0o640, "the target kept its mode 0640 (%o)" % (os.stat(real).st_mode & 0o7777))
     check(not [p for p in os.listdir(tmp) if ".tmp" in p], "no temporary file was left behind")
 
+    # one file given twice, once through a link: one array (both results kept)
+    k2 = os.path.join(tmp, "k2.tile")
+    open(k2, "w").write(
+        "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+        "def two(a_ptr, b_ptr):\n"
+        "    o = tl.arange(0, 4)\n"
+        "    tl.store(a_ptr + o, tl.load(a_ptr + o) + 1.0)\n"
+        "    tl.store(b_ptr + 4 + o, tl.load(b_ptr + 4 + o) + 2.0)\n")
+    z, zl = os.path.join(tmp, "z.npy"), os.path.join(tmp, "zl.npy")
+    save(z, "f", "<f4", [0.0] * 8)
+    os.symlink("z.npy", zl)
+    r = run(k2, "--signature", "*fp32:16,*fp32:16", "--grid", "1", z, zl)
+    check(r.returncode == 0, "a file and a link to it run (%s)" % r.stderr.strip()[:200])
+    check(load(z, "f", 4) == [1.0] * 4 + [2.0] * 4, "both stores reached the one file (%s)" % load(z, "f", 4))
+
     r = run(k, "--signature", "*i32,*i32,i32,i32,64", "--grid", "2", c, y, "--", "-3", "100")
     check(r.returncode == 1 and "'<f4', which is not the element type of x_ptr: *i32" in r.stderr,
           "a .npy of another dtype is refused")
