@@ -457,6 +457,10 @@ typedef struct IrModule {
                            program_id(0) first, the grid's rows in groups of G
                            (pass program-order, codegen cg_program_order.c) */
   int num_stages;
+  uint8_t *hoisted;     /* by Value.id (< nhoisted): a dot operand hoist-invariants moved
+                           out of a loop (assign-layouts reads it back inside; derived,
+                           not printed) */
+  uint32_t nhoisted;
   int warp_specialize;  /* the compile option: 0 auto (the loops marked
                            tl.range(warp_specialize=True)), 1 every loop the pass can take, -1 none */
   int threads_per_warp; /* 32 */

@@ -14,15 +14,18 @@
  * Taken: a pure op without regions, at the top of a `for` body, every
  * operand defined outside the body (or by an op taken before it), whose
  * tensor result is used only as an A or B operand of dots or by other ops
- * taken (the chain `trans(k).to(tl.float32)` moves whole).  Scalars and
+ * taken (the chain `trans(k).to(tl.float32)` moves whole); integer
+ * division and remainder stay.  What moved is recorded in m->hoisted.  Scalars and
  * what other ops use stay: LLVM hoists scalars itself, and an invariant
  * tensor kept in registers across the loop would cost registers.
  * Innermost loops first, so a chain can leave a nest one loop at a time. */
 #include "passes/pass_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct Hoist {
+  IrModule *m;
   IrFunc *f;
   PassUsers users;
   bool *taken;   /* by Op.id */
@@ -30,8 +33,28 @@ typedef struct Hoist {
   int moved;
 } Hoist;
 
+/* Record v in m->hoisted (by Value.id), growing the table as needed. */
+static void mark(Hoist *h, const Value *v) {
+  IrModule *m = h->m;
+  if (v->id >= m->nhoisted) {
+    uint32_t n = h->f->nvalues > v->id ? h->f->nvalues : v->id + 1;
+    uint8_t *t = arena_alloc(m->arena, n);
+    if (m->hoisted) memcpy(t, m->hoisted, m->nhoisted);
+    m->hoisted = t, m->nhoisted = n;
+  }
+  m->hoisted[v->id] = 1;
+}
+
+/* Integer division and remainder are left in place: before a loop that runs
+ * zero times, a zero divisor the loop never reached would become undefined
+ * behaviour. */
+static bool divides(const Op *op) {
+  return (op->kind == OP_DIV || op->kind == OP_REM) && dt_is_int(op->results[0]->type->dtype);
+}
+
 static bool takeable(const Hoist *h, const IrBlock *body, const Op *op) {
-  if (!(ir_op_info[op->kind].traits & TR_PURE) || op->nregions || op->nresults != 1 || !op->results[0]->type->rank)
+  if (!(ir_op_info[op->kind].traits & TR_PURE) || op->nregions || op->nresults != 1 ||
+      !op->results[0]->type->rank || divides(op))
     return false;
   for (int i = 0; i < op->noperands; i++) {
     const Value *v = op->operands[i];
@@ -76,6 +99,7 @@ static void hoist_loop(Hoist *h, Op *loop) {
     if (op->id >= h->nops || !h->taken[op->id]) continue;
     ir_remove(op);
     ir_insert_before(loop, op);
+    mark(h, op->results[0]);
     h->taken[op->id] = false; /* outside now: an operand like any other for the enclosing loop */
     h->moved++;
   }
@@ -98,7 +122,7 @@ int pass_hoist_invariants(IrModule *m, StrBuf *errors) {
   for (int i = 0; i < n; i++)
     if (ops[i]->id + 1 > nops) nops = ops[i]->id + 1;
   free(ops);
-  Hoist h = {m->func, {0}, calloc(nops ? nops : 1, sizeof(bool)), nops, 0};
+  Hoist h = {m, m->func, {0}, calloc(nops ? nops : 1, sizeof(bool)), nops, 0};
   pass_users_build(m->func, &h.users);
   visit_block(&h, m->func->body);
   pass_users_free(&h.users);

@@ -428,10 +428,10 @@ static bool same_linear(const Layout *a, const Layout *b, int rank, const int64_
          !memcmp(x.warp, y.warp, sizeof(x.warp[0]) * (size_t)x.nwarp);
 }
 
-/* The innermost loop around op that v is defined outside of, when v is
- * computed (not loaded) there: a dot operand hoist-invariants moved out of
- * the loop. */
-static const Op *computed_outside_loop(const Op *op, const Value *v) {
+/* The innermost loop around op that v is defined outside of, when v is a
+ * dot operand hoist-invariants moved out of that loop (m->hoisted). */
+static const Op *computed_outside_loop(const IrModule *m, const Op *op, const Value *v) {
+  if (v->id >= m->nhoisted || !m->hoisted[v->id]) return NULL;
   const Op *loop = op ? op->parent->parent : NULL;
   while (loop && loop->kind != OP_FOR) loop = loop->parent ? loop->parent->parent : NULL;
   if (!loop || !v->def || v->def->kind == OP_LOAD || !ir_defined_outside(loop->regions[0], v)) return NULL;
@@ -446,7 +446,7 @@ static const Op *computed_outside_loop(const Op *op, const Value *v) {
  * register stays live across the loop for it. */
 static Value *dot_operand(Lay *L, Value *v, const Layout *target, Op *user) {
   if (v->type->layout == target) return v;
-  if (user && computed_outside_loop(user, v) && !same_linear(v->type->layout, target, v->type->rank, v->type->shape)) {
+  if (user && computed_outside_loop(L->m, user, v) && !same_linear(v->type->layout, target, v->type->rank, v->type->shape)) {
     const Layout *sl = pass_dot_shared_layout(L->m, v->type);
     Value *buf = memo_get(L, v, sl);
     IrBuilder b;
