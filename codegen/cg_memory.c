@@ -596,19 +596,15 @@ void cg_lower_atomic(CgCtx *cg, Op *op) {
   int vec = vector_atomic(cg, op, pt, d);
   for (int i = 0; i < n; i += vec) {
     bool never;
-    if (vec > 1) {
-      LLVMValueRef mask = group_mask(m ? cg_el(m, i) : NULL, &never);
-      for (int k = 0; k < vec; k++) old[i + k] = cg_zero(cg, d);
-      if (!never) atomic_add_vec(cg, op, vec, cg_el(p, i), cg_and(cg, mask, owner), a, i, old + i);
-      continue;
-    }
     LLVMValueRef mask = group_mask(m ? cg_el(m, i) : NULL, &never);
     if (never) {
-      old[i] = cg_zero(cg, d);
-      continue;
+      for (int k = 0; k < vec; k++) old[i + k] = cg_zero(cg, d);
+    } else if (vec > 1) {
+      atomic_add_vec(cg, op, vec, cg_el(p, i), cg_and(cg, mask, owner), a, i, old + i);
+    } else {
+      old[i] = atomic_elem(cg, op, d, cg_el(p, i), cg_and(cg, mask, owner), cg_el(a, i),
+                           b ? cg_el(b, i) : NULL);
     }
-    old[i] = atomic_elem(cg, op, d, cg_el(p, i), cg_and(cg, mask, owner), cg_el(a, i),
-                         b ? cg_el(b, i) : NULL);
   }
   bool used = cg->use_counts[op->results[0]->id] > 0;
   if (used && owner) {

@@ -30,7 +30,6 @@ typedef struct Hoist {
   PassUsers users;
   bool *taken;   /* by Op.id */
   uint32_t nops;
-  int moved;
 } Hoist;
 
 /* Record v in m->hoisted (by Value.id), growing the table as needed. */
@@ -101,7 +100,6 @@ static void hoist_loop(Hoist *h, Op *loop) {
     ir_insert_before(loop, op);
     mark(h, op->results[0]);
     h->taken[op->id] = false; /* outside now: an operand like any other for the enclosing loop */
-    h->moved++;
   }
 }
 
@@ -116,13 +114,8 @@ static void visit_block(Hoist *h, IrBlock *b) {
 int pass_hoist_invariants(IrModule *m, StrBuf *errors) {
   (void)errors;
   if (!m->func) return 0;
-  int n;
-  Op **ops = ir_collect_ops(m->func, &n);
-  uint32_t nops = 0;
-  for (int i = 0; i < n; i++)
-    if (ops[i]->id + 1 > nops) nops = ops[i]->id + 1;
-  free(ops);
-  Hoist h = {m, m->func, {0}, calloc(nops ? nops : 1, sizeof(bool)), nops, 0};
+  uint32_t nops = m->func->nops;
+  Hoist h = {m, m->func, {0}, calloc(nops ? nops : 1, sizeof(bool)), nops};
   pass_users_build(m->func, &h.users);
   visit_block(&h, m->func->body);
   pass_users_free(&h.users);

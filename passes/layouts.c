@@ -428,25 +428,24 @@ static bool same_linear(const Layout *a, const Layout *b, int rank, const int64_
          !memcmp(x.warp, y.warp, sizeof(x.warp[0]) * (size_t)x.nwarp);
 }
 
-/* The innermost loop around op that v is defined outside of, when v is a
- * dot operand hoist-invariants moved out of that loop (m->hoisted). */
-static const Op *computed_outside_loop(const IrModule *m, const Op *op, const Value *v) {
-  if (v->id >= m->nhoisted || !m->hoisted[v->id]) return NULL;
-  const Op *loop = op ? op->parent->parent : NULL;
+/* Is v a dot operand hoist-invariants moved (m->hoisted) out of the
+ * innermost loop around `op`? */
+static bool hoisted_out_of_loop(const IrModule *m, const Op *op, const Value *v) {
+  if (v->id >= m->nhoisted || !m->hoisted[v->id]) return false;
+  const Op *loop = op->parent->parent;
   while (loop && loop->kind != OP_FOR) loop = loop->parent ? loop->parent->parent : NULL;
-  if (!loop || !v->def || v->def->kind == OP_LOAD || !ir_defined_outside(loop->regions[0], v)) return NULL;
-  return loop;
+  return loop && ir_defined_outside(loop->regions[0], v);
 }
 
 /* v in mma dot-operand layout `target`: a register-only convert when v's
  * fragment already is the operand's (a chained dot's accumulator), else
  * staged through a swizzled shared buffer and read back (ldmatrix), right
- * after v's definition.  A value the loop of `user` computed before it is
- * staged there once and read back inside the loop, before `user`: no
- * register stays live across the loop for it. */
+ * after v's definition.  A value hoist-invariants moved out of the loop of
+ * `user` is staged there once and read back inside the loop, before
+ * `user`: no register stays live across the loop for it. */
 static Value *dot_operand(Lay *L, Value *v, const Layout *target, Op *user) {
   if (v->type->layout == target) return v;
-  if (user && computed_outside_loop(L->m, user, v) && !same_linear(v->type->layout, target, v->type->rank, v->type->shape)) {
+  if (user && hoisted_out_of_loop(L->m, user, v) && !same_linear(v->type->layout, target, v->type->rank, v->type->shape)) {
     const Layout *sl = pass_dot_shared_layout(L->m, v->type);
     Value *buf = memo_get(L, v, sl);
     IrBuilder b;

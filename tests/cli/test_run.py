@@ -46,6 +46,13 @@ def f32(x):
     return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
+def kernel_file(path, *lines):
+    """A .tile file holding one @triton.jit kernel made of `lines`."""
+    with open(path, "w") as f:
+        f.write("import triton\nimport triton.language as tl\n\n@triton.jit\n" + "".join(l + "\n" for l in lines))
+    return path
+
+
 def run(*args):
     return subprocess.run([tlc, "run", *args], capture_output=True, text=True)
 
@@ -80,13 +87,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check(all(open(p, "rb").read() == before[p] for p in before), "no file was written")
 
     # an integer kernel with a negative scalar after --
-    k = os.path.join(tmp, "k.tile")
-    open(k, "w").write(
-        "import triton\nimport triton.language as tl\n\n@triton.jit\n"
-        "def scale(x_ptr, y_ptr, s, n, BLOCK: tl.constexpr):\n"
-        "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-        "    m = o < n\n"
-        "    tl.store(y_ptr + o, tl.load(x_ptr + o, mask=m) * s + (o % 7), mask=m)\n")
+    k = kernel_file(os.path.join(tmp, "k.tile"),
+                    "def scale(x_ptr, y_ptr, s, n, BLOCK: tl.constexpr):",
+                    "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
+                    "    m = o < n",
+                    "    tl.store(y_ptr + o, tl.load(x_ptr + o, mask=m) * s + (o % 7), mask=m)")
     x, y = os.path.join(tmp, "x.npy"), os.path.join(tmp, "y.npy")
     xv = [random.randrange(-1000, 1000) for _ in range(100)]
     save(x, "i", "<i4", xv)
@@ -109,13 +114,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check(not [p for p in os.listdir(tmp) if ".tmp" in p], "no temporary file was left behind")
 
     # one file given twice, once through a link: one array (both results kept)
-    k2 = os.path.join(tmp, "k2.tile")
-    open(k2, "w").write(
-        "import triton\nimport triton.language as tl\n\n@triton.jit\n"
-        "def two(a_ptr, b_ptr):\n"
-        "    o = tl.arange(0, 4)\n"
-        "    tl.store(a_ptr + o, tl.load(a_ptr + o) + 1.0)\n"
-        "    tl.store(b_ptr + 4 + o, tl.load(b_ptr + 4 + o) + 2.0)\n")
+    k2 = kernel_file(os.path.join(tmp, "k2.tile"),
+                     "def two(a_ptr, b_ptr):",
+                     "    o = tl.arange(0, 4)",
+                     "    tl.store(a_ptr + o, tl.load(a_ptr + o) + 1.0)",
+                     "    tl.store(b_ptr + 4 + o, tl.load(b_ptr + 4 + o) + 2.0)")
     z, zl = os.path.join(tmp, "z.npy"), os.path.join(tmp, "zl.npy")
     save(z, "f", "<f4", [0.0] * 8)
     os.symlink("z.npy", zl)
