@@ -84,10 +84,20 @@ static bool index_like(const Value *x, int64_t n, const Value **start) {
   return false;
 }
 
-/* The scalar s of splat(s), else NULL. */
+/* The scalar s of splat(s); an integer constant tensor (every element the
+ * same: `x * 128` with a constexpr folded) stands for its own value and
+ * comes back whole (tma_value reads it); else NULL. */
 static const Value *splatted(const Value *v) {
   v = strip(v);
-  return v && v->def && v->def->kind == OP_SPLAT ? v->def->operands[0] : NULL;
+  if (!v || !v->def) return NULL;
+  if (v->def->kind == OP_SPLAT) return v->def->operands[0];
+  return v->def->kind == OP_CONSTANT && dt_is_int(v->type->dtype) ? v : NULL;
+}
+
+/* A stride of the constant 1 (`x[:, None] * 1` not folded) is no stride. */
+static const Value *unit_is_none(const Value *s) {
+  const Value *n = narrow(s);
+  return n && n->def && n->def->kind == OP_CONSTANT && n->def->attr.ival == 1 ? NULL : s;
 }
 
 /* A zero constant tensor or splat of zero. */
@@ -121,7 +131,7 @@ static bool affine(const Value *v, const int64_t *shape, Term *t) {
       for (int j = 0; j < 2; j++) {
         if (!u[j].x) continue;
         if (u[j].stride) return false;
-        t[j] = (Term){u[j].x, s};
+        t[j] = (Term){u[j].x, unit_is_none(s)};
         t[1 - j] = (Term){0};
       }
       return true;
@@ -132,13 +142,14 @@ static bool affine(const Value *v, const int64_t *shape, Term *t) {
     const Value *start, *x = strip(d->operands[0]), *stride = NULL;
     if (d->attr.axis < 0 || d->attr.axis > 1) return false;
     /* the index scaled before it is expanded: expand_dims(x * splat(s)) */
+    bool scaled = false;
     if (x && x->def && x->def->kind == OP_MUL)
-      for (int k = 0; k < 2 && !stride; k++) {
+      for (int k = 0; k < 2 && !scaled; k++) {
         const Value *s = splatted(x->def->operands[k]);
         if (s && index_like(x->def->operands[1 - k], shape[dim], &start))
-          stride = s, x = strip(x->def->operands[1 - k]);
+          scaled = true, stride = unit_is_none(s), x = strip(x->def->operands[1 - k]);
       }
-    if (!stride && !index_like(x, shape[dim], &start)) return false;
+    if (!scaled && !index_like(x, shape[dim], &start)) return false;
     t[0] = t[1] = (Term){0};
     t[dim] = (Term){x, stride};
     return true;
@@ -154,15 +165,16 @@ static int arg_index(const IrFunc *f, const Value *v) {
   return -1;
 }
 
-/* A kernel argument or a constant, as a recipe value. */
+/* A kernel argument or a constant (a scalar, or a constant tensor: one
+ * value), as a recipe value. */
 static bool tma_value(const IrFunc *f, const Value *v, IrTmaValue *out) {
   v = narrow(v);
-  if (!v || v->type->rank || !dt_is_int(v->type->dtype)) return false;
+  if (!v || !dt_is_int(v->type->dtype)) return false;
   if (v->def && v->def->kind == OP_CONSTANT) {
     *out = (IrTmaValue){-1, v->def->attr.ival};
     return true;
   }
-  int a = arg_index(f, v);
+  int a = v->type->rank ? -1 : arg_index(f, v);
   if (a < 0) return false;
   *out = (IrTmaValue){a, 0};
   return true;

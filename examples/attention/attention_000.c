@@ -1,6 +1,7 @@
 /* attention_000 — seed 000's attention (attention_000.tile, the seed's
  * text): attention_forward_kernel with its attention_forward_innerloop helper
- * and STAGE dispatch (autotuned over the decorator's configs), then the
+ * and STAGE dispatch (autotuned over the decorator's configs; every 4-warp
+ * block shape of the decorator is checked too), then the
  * backward attn_backward_D, attn_backward_dKdV and attn_backward_dQ, launched
  * as the seed's TritonAttention does, against a CPU reference in double
  * (examples/common/ref.c):
@@ -68,6 +69,30 @@ static void bwd_args(ExSig *s, const Att *a, tlc_devptr q, tlc_devptr k, tlc_dev
   ex_sig_const_int(s, a->causal ? 3 : 1);
 }
 
+/* Launch forward kernel k (twice: the second result, the first a snapshot
+ * to compare it with), time it, and check O and L; the size names the block
+ * shape and warps after `tag`. */
+static void check_forward(Ex *ex, const Att *a, tlc_kernel *k, GridCtx *gc, const ExSig *s, ExOut *O, ExOut *L,
+                          const double *o, const double *l, const char *tag) {
+  size_t n = (size_t)a->B * a->H * a->N * a->D, nl = (size_t)a->B * a->H * a->N;
+  int64_t bq = 0, bkv = 0;
+  tlc_kernel_constexpr_int(k, "BLOCKSIZE_Q", &bq), tlc_kernel_constexpr_int(k, "BLOCKSIZE_KV", &bkv);
+  char size[96];
+  snprintf(size, sizeof size, "B%dH%dN%dD%d%s/%sb%dx%d/w%d", a->B, a->H, a->N, a->D, a->causal ? "c" : "", tag,
+           (int)bq, (int)bkv, tlc_kernel_num_warps(k));
+  unsigned g[3];
+  fwd_grid(k, gc, g);
+  ex_poison(ex, O), ex_poison(ex, L);
+  launch_sync(ex, k, g, s);
+  void *o1 = ex_out_snapshot(ex, O), *l1 = ex_out_snapshot(ex, L);
+  double t = ex_time_us(ex, k, g, s, ex->warmup, ex->reps);
+  ex_poison(ex, O), ex_poison(ex, L);
+  launch_sync(ex, k, g, s);
+  ex_report_out(ex, "attn000_fwd_O", size, O, EX_F16, o, n, 1e-2, t, o1);
+  ex_report_out(ex, "attn000_fwd_L", size, L, EX_F16, l, nl, 2e-3, t, l1);
+  free(o1), free(l1);
+}
+
 static void run(Ex *ex, const Att *a) {
   int BH = a->B * a->H, N = a->N, D = a->D;
   if (ex_cpu_skip(ex, "attention_000", (double)BH * N * N * D)) return;
@@ -109,21 +134,25 @@ static void run(Ex *ex, const Att *a) {
     ex_result_error(ex, "attn000_fwd", size);
     goto done;
   }
-  int64_t bq, bkv;
-  tlc_kernel_constexpr_int(fwd, "BLOCKSIZE_Q", &bq), tlc_kernel_constexpr_int(fwd, "BLOCKSIZE_KV", &bkv);
-  snprintf(size, sizeof size, "B%dH%dN%dD%d%s/tuned:b%dx%d/w%d", a->B, a->H, N, D, a->causal ? "c" : "", (int)bq,
-           (int)bkv, tlc_kernel_num_warps(fwd));
-  unsigned g[3];
-  fwd_grid(fwd, &gc, g);
-  ex_poison(ex, &O), ex_poison(ex, &L);
-  launch_sync(ex, fwd, g, &s);
-  void *o1 = ex_out_snapshot(ex, &O), *l1 = ex_out_snapshot(ex, &L);
-  double t = ex_time_us(ex, fwd, g, &s, ex->warmup, ex->reps);
-  ex_poison(ex, &O), ex_poison(ex, &L);
-  launch_sync(ex, fwd, g, &s);
-  ex_report_out(ex, "attn000_fwd_O", size, &O, EX_F16, o, n, 1e-2, t, o1);
-  ex_report_out(ex, "attn000_fwd_L", size, &L, EX_F16, l, nl, 2e-3, t, l1);
-  free(o1), free(l1);
+  check_forward(ex, a, fwd, &gc, &s, &O, &L, o, l, "tuned:");
+  /* every 4-warp block shape of the decorator as well (the tuned one is
+   * whichever timed best; each of these takes its own loads: TMA for K^T and
+   * V at num_warps 4, and the zero fill past seq_len in the last block) */
+  for (int bq = 64; bq <= 128; bq *= 2)
+    for (int bkv = 32; bkv <= 64; bkv *= 2) {
+      char cq[32], ckv[32];
+      snprintf(cq, sizeof cq, "BLOCKSIZE_Q=%d", bq), snprintf(ckv, sizeof ckv, "BLOCKSIZE_KV=%d", bkv);
+      const char *cx[2] = {cq, ckv};
+      tlc_kernel_options fo = {.num_warps = 4, .num_stages = 3, .constexprs = cx, .nconstexprs = 2};
+      tlc_kernel *kf;
+      if (ex_kernel(ex, TILE, "attention_forward_kernel", s.text, &fo, &kf) != TLC_OK) {
+        char size2[96];
+        snprintf(size2, sizeof size2, "%s/b%dx%d/w4", size, bq, bkv);
+        ex_result_error(ex, "attn000_fwd", size2);
+        continue;
+      }
+      check_forward(ex, a, kf, &gc, &s, &O, &L, o, l, "");
+    }
 
   if (a->backward) {
     ExOut DQ = ex_out_alloc(ex, n * 2), DK = ex_out_alloc(ex, n * 2), DV = ex_out_alloc(ex, n * 2);
