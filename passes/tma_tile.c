@@ -22,7 +22,8 @@
  * proves non-negative, so the copy reads where the pointer did), the contiguous
  * dim's stride the constant 1, the other stride a kernel argument or a
  * constant whose byte size is a multiple of 16 (TMA's rule), and the extents
- * kernel arguments or constants (an unmasked dim gets 2^31 - 1).  The
+ * kernel arguments or constants (an unmasked dim gets 2^31 - 1).  A constexpr
+ * stride or extent arrives as a constant tensor, not a splat: the same.  The
  * masked-off elements of such a load are exactly the ones outside the array,
  * which TMA fills with zeros: other= must be 0 or absent.  Looks through
  * convert_layout, broadcast and expand_dims (layouts are assigned by now).
