@@ -201,10 +201,18 @@ static bool mask_bounds(const IrFunc *f, const Value *m, const Term *t, IrTmaVal
   }
   for (int k = 0; k < 2; k++)
     if (t[k].x && t[k].x == x && !has[k] && tma_value(f, b, &bound[k])) {
+      /* a constant extent the map can hold, [1, 2^32]: below 1 the mask
+       * hides every element, which a map cannot say */
+      if (bound[k].arg < 0 && (bound[k].value < 1 || bound[k].value > (INT64_C(1) << 32))) return false;
       has[k] = true;
       return true;
     }
   return false;
+}
+
+/* A constant stride (elements of eb bytes) a map can hold: below 2^40 bytes. */
+static bool stride_fits(IrTmaValue s, int eb) {
+  return s.arg >= 0 || s.value < (INT64_C(1) << 40) / eb;
 }
 
 /* Is scalar v >= 0 whatever the arguments?  Program ids, non-negative
@@ -309,9 +317,9 @@ bool pass_tma_tile_at(IrModule *m, const Value *ptr, const Value *mask, const Va
   if (!tma_value(f, t[rdim].stride, &stride) || (stride.arg < 0 && stride.value <= 0)) return false;
   DType dt = pt->pointee->dtype;
   int eb = dt_bits(dt) / 8;
-  if (eb < 1 || (value_div(f, stride) * eb) % 16) return false;
+  if (eb < 1 || (value_div(f, stride) * eb) % 16 || !stride_fits(stride, eb)) return false;
   for (int k = 0; k < nouter; k++)
-    if ((value_div(f, outer[k].stride) * eb) % 16) return false;
+    if ((value_div(f, outer[k].stride) * eb) % 16 || !stride_fits(outer[k].stride, eb)) return false;
   IrTmaValue bound[2] = {{-1, 0x7fffffff}, {-1, 0x7fffffff}};
   bool has[2] = {false, false};
   if (mask && !mask_bounds(f, mask, t, bound, has)) return false;

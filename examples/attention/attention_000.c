@@ -95,6 +95,9 @@ static void check_forward(Ex *ex, const Att *a, tlc_kernel *k, GridCtx *gc, cons
 
 static void run(Ex *ex, const Att *a) {
   int BH = a->B * a->H, N = a->N, D = a->D;
+  char name[64];
+  snprintf(name, sizeof name, "B%dH%dN%dD%d%s", a->B, a->H, N, D, a->causal ? "c" : "");
+  if (!ex_selected(ex, "attention_000", name)) return; /* --only */
   if (ex_cpu_skip(ex, "attention_000", (double)BH * N * N * D)) return;
   size_t hd = (size_t)N * D, n = (size_t)BH * hd, nl = (size_t)BH * N;
   double scale = 1.0 / sqrt((double)D);
@@ -137,8 +140,9 @@ static void run(Ex *ex, const Att *a) {
   check_forward(ex, a, fwd, &gc, &s, &O, &L, o, l, "tuned:");
   /* every 4-warp block shape of the decorator as well (the tuned one is
    * whichever timed best; each of these takes its own loads: TMA for K^T and
-   * V at num_warps 4, and the zero fill past seq_len in the last block) */
-  for (int bq = 64; bq <= 128; bq *= 2)
+   * V at num_warps 4, and the zero fill past seq_len in the last block); on
+   * the GPU only (the interpreter runs no TMA) */
+  for (int bq = 64; bq <= 128 && !ex->cpu; bq *= 2)
     for (int bkv = 32; bkv <= 64; bkv *= 2) {
       char cq[32], ckv[32];
       snprintf(cq, sizeof cq, "BLOCKSIZE_Q=%d", bq), snprintf(ckv, sizeof ckv, "BLOCKSIZE_KV=%d", bkv);
