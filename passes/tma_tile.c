@@ -210,9 +210,10 @@ static bool mask_bounds(const IrFunc *f, const Value *m, const Term *t, IrTmaVal
   return false;
 }
 
-/* A constant stride (elements of eb bytes) a map can hold: below 2^40 bytes. */
+/* A stride (elements of eb bytes) a map can hold: an argument, or a
+ * positive constant below 2^40 bytes. */
 static bool stride_fits(IrTmaValue s, int eb) {
-  return s.arg >= 0 || s.value < (INT64_C(1) << 40) / eb;
+  return s.arg >= 0 || (s.value > 0 && s.value < (INT64_C(1) << 40) / eb);
 }
 
 /* Is scalar v >= 0 whatever the arguments?  Program ids, non-negative
@@ -258,7 +259,6 @@ static bool offset_terms(const IrFunc *f, const Value *off, Outer *o, int *n, in
     const Value *c = narrow(d->operands[1 - k]);
     IrTmaValue s;
     if (c->type->dtype != DT_I32 || !nonneg(f, c, 0) || !tma_value(f, d->operands[k], &s)) continue;
-    if (s.arg < 0 && s.value <= 0) return false; /* a map's strides are positive */
     o[(*n)++] = (Outer){c, s};
     return true;
   }
@@ -314,7 +314,7 @@ bool pass_tma_tile_at(IrModule *m, const Value *ptr, const Value *mask, const Va
   int cdim = shared->order[0], rdim = 1 - cdim;
   if (!t[0].x || !t[1].x || t[cdim].stride) return false; /* the contiguous dim's stride is 1 */
   IrTmaValue stride;
-  if (!tma_value(f, t[rdim].stride, &stride) || (stride.arg < 0 && stride.value <= 0)) return false;
+  if (!tma_value(f, t[rdim].stride, &stride)) return false;
   DType dt = pt->pointee->dtype;
   int eb = dt_bits(dt) / 8;
   if (eb < 1 || (value_div(f, stride) * eb) % 16 || !stride_fits(stride, eb)) return false;

@@ -70,16 +70,15 @@ static void bwd_args(ExSig *s, const Att *a, tlc_devptr q, tlc_devptr k, tlc_dev
 }
 
 /* Launch forward kernel k (twice: the second result, the first a snapshot
- * to compare it with), time it, and check O and L; the size names the block
- * shape and warps after `tag`. */
-static void check_forward(Ex *ex, const Att *a, tlc_kernel *k, GridCtx *gc, const ExSig *s, ExOut *O, ExOut *L,
-                          const double *o, const double *l, const char *tag) {
+ * to compare it with), time it, and check O and L; the size is the case's
+ * name, then `tag`, the block shape and the warps. */
+static void check_forward(Ex *ex, const Att *a, const char *name, tlc_kernel *k, GridCtx *gc, const ExSig *s,
+                          ExOut *O, ExOut *L, const double *o, const double *l, const char *tag) {
   size_t n = (size_t)a->B * a->H * a->N * a->D, nl = (size_t)a->B * a->H * a->N;
   int64_t bq = 0, bkv = 0;
   tlc_kernel_constexpr_int(k, "BLOCKSIZE_Q", &bq), tlc_kernel_constexpr_int(k, "BLOCKSIZE_KV", &bkv);
   char size[96];
-  snprintf(size, sizeof size, "B%dH%dN%dD%d%s/%sb%dx%d/w%d", a->B, a->H, a->N, a->D, a->causal ? "c" : "", tag,
-           (int)bq, (int)bkv, tlc_kernel_num_warps(k));
+  snprintf(size, sizeof size, "%s/%sb%dx%d/w%d", name, tag, (int)bq, (int)bkv, tlc_kernel_num_warps(k));
   unsigned g[3];
   fwd_grid(k, gc, g);
   ex_poison(ex, O), ex_poison(ex, L);
@@ -95,9 +94,9 @@ static void check_forward(Ex *ex, const Att *a, tlc_kernel *k, GridCtx *gc, cons
 
 static void run(Ex *ex, const Att *a) {
   int BH = a->B * a->H, N = a->N, D = a->D;
-  char name[64];
-  snprintf(name, sizeof name, "B%dH%dN%dD%d%s", a->B, a->H, N, D, a->causal ? "c" : "");
-  if (!ex_selected(ex, "attention_000", name)) return; /* --only */
+  char size[64]; /* the case's name */
+  snprintf(size, sizeof size, "B%dH%dN%dD%d%s", a->B, a->H, N, D, a->causal ? "c" : "");
+  if (!ex_selected(ex, "attention_000", size)) return; /* --only */
   if (ex_cpu_skip(ex, "attention_000", (double)BH * N * N * D)) return;
   size_t hd = (size_t)N * D, n = (size_t)BH * hd, nl = (size_t)BH * N;
   double scale = 1.0 / sqrt((double)D);
@@ -112,8 +111,6 @@ static void run(Ex *ex, const Att *a) {
   for (size_t i = 0; i < nl; i++) l[i] *= log(2.0); /* the reference gives base 2; the seed keeps ln */
 
   ExOut O = ex_out_alloc(ex, n * 2), L = ex_out_alloc(ex, nl * 2);
-  char size[64];
-  snprintf(size, sizeof size, "B%dH%dN%dD%d%s", a->B, a->H, N, D, a->causal ? "c" : "");
 
   /* attention_forward_kernel(Q, K, V, O, L, softmax_scale, 16 strides, batch_size,
    *   num_heads, seq_len, head_dim, BLOCKSIZE_Q, BLOCKSIZE_KV, STAGE) */
@@ -137,7 +134,7 @@ static void run(Ex *ex, const Att *a) {
     ex_result_error(ex, "attn000_fwd", size);
     goto done;
   }
-  check_forward(ex, a, fwd, &gc, &s, &O, &L, o, l, "tuned:");
+  check_forward(ex, a, size, fwd, &gc, &s, &O, &L, o, l, "tuned:");
   /* every 4-warp block shape of the decorator as well (the tuned one is
    * whichever timed best; each of these takes its own loads: TMA for K^T and
    * V at num_warps 4, and the zero fill past seq_len in the last block); on
@@ -155,7 +152,7 @@ static void run(Ex *ex, const Att *a) {
         ex_result_error(ex, "attn000_fwd", size2);
         continue;
       }
-      check_forward(ex, a, kf, &gc, &s, &O, &L, o, l, "");
+      check_forward(ex, a, size, kf, &gc, &s, &O, &L, o, l, "");
     }
 
   if (a->backward) {
