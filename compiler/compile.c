@@ -114,7 +114,7 @@ static int options_problem(const tlc_compile_options *o, char *msg, size_t size)
   else if (o->dump_after && !pass_exists(o->dump_after))
     snprintf(msg, size, "dump_after: no pass named '%s'", o->dump_after);
   else if ((bad = pass_not_skippable(o->skip_passes, &bad_len))) {
-    char names[128];
+    char names[256];
     pass_optional_names(names, sizeof names);
     int n = bad_len > 64 ? 64 : (int)bad_len; /* (a name is never that long) */
     snprintf(msg, size, "skip_passes: '%.*s' is not a pass that may be left out (%s)", n, bad, names);
@@ -124,7 +124,7 @@ static int options_problem(const tlc_compile_options *o, char *msg, size_t size)
 }
 
 int tlc_compile_options_check(const tlc_compile_options *opt, char *msg, size_t size) {
-  char buf[256];
+  char buf[512];
   tlc_compile_options o = compiler_resolve_options(opt);
   int rc = options_problem(&o, buf, sizeof buf);
   if (rc && msg && size) snprintf(msg, size, "%s", buf);
@@ -294,7 +294,7 @@ tlc_compile_status tlc_compile(const char *path, const char *source,
   arena_init(&arena);
   StrBuf dump;
   sb_init(&dump);
-  char problem[256];
+  char problem[512];
   if (options_problem(&opt, problem, sizeof problem)) {
     diag_plain(&diag, "%s", problem);
     st = TLC_COMPILE_ERROR;
