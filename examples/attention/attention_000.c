@@ -137,7 +137,7 @@ static void run(Ex *ex, const Att *a) {
   check_forward(ex, a, size, fwd, &gc, &s, &O, &L, o, l, "tuned:");
   /* every block shape of the decorator on 4 and on 2 warps as well (the
    * tuned one is whichever timed best; each of these takes its own loads:
-   * TMA for K^T and V at num_warps 4, cp.async at immediate offsets on 2
+   * TMA for K^T and V at num_warps 4, cp.async on 2
    * (mma.sync), and the zero fill past seq_len in the last block); on the
    * GPU only (the interpreter runs no TMA) */
   for (int w = 4; w >= 2 && !ex->cpu; w /= 2)
