@@ -16,7 +16,135 @@
  * wgmma's async proxy) is the pipeliner's barrier and fence. */
 #include "codegen/cg_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+
+/* ---- constant offsets between a thread's copies -------------------------------
+ * A thread's copies of one tile are usually rows (or columns) a constant
+ * number of bytes apart.  Issued each from its own 64-bit address, the
+ * addresses are separate registers that LLVM hoists out of the loop and
+ * keeps alive across it (seed 000's 2-warp forward: 16 of them, 32
+ * registers, and spills); issued as [addr0 + imm], one address serves them
+ * all.  The offset is known when the pointer tensor is affine in its
+ * coordinates with constant coefficients (arange, splat, constants,
+ * expand_dims, broadcast, add, sub, mul and shl by a constant, addptr) and
+ * the thread's elements sit at constant coordinate offsets from its element
+ * 0 (the layout's register bits do not overlap its lane and warp bits).
+ * The arithmetic is the IR's on integers; only a program whose i32 offsets
+ * wrap within one thread's copies (already reading the wrong bytes) could
+ * see a difference.  A masked-off group keeps its (unread) address. */
+enum { AFFINE_VISITS = 256 }; /* ops one analysis may look at (shared chains branch) */
+
+static bool uniform(const int64_t *c, int rank) {
+  for (int d = 0; d < rank; d++)
+    if (c[d]) return false;
+  return true;
+}
+
+/* The constant value of a uniform operand, when it is one. */
+static bool uniform_const(const Value *v, int64_t *out) {
+  const Op *d = v->def;
+  while (d && (d->kind == OP_SPLAT || d->kind == OP_ASSUME)) d = d->operands[0]->def;
+  if (!d || d->kind != OP_CONSTANT || !dt_is_int(d->results[0]->type->dtype)) return false;
+  *out = d->attr.ival;
+  return true;
+}
+
+/* coef[d]: how much v grows (bytes for pointers) per step along dim d;
+ * false when unknown or when a product or sum leaves int64 (*budget counts
+ * the ops looked at). */
+static bool affine(const Value *v, int64_t *coef, int *budget) {
+  const Type *t = v->type;
+  const Op *op = v->def;
+  memset(coef, 0, sizeof(int64_t) * IR_MAX_RANK);
+  if (t->rank == 0 || !op) return t->rank == 0; /* a scalar is uniform; a block argument is unknown */
+  if (--*budget < 0) return false;
+  int64_t a[IR_MAX_RANK], b[IR_MAX_RANK], k;
+  switch (op->kind) {
+  case OP_SPLAT: case OP_CONSTANT:
+    return true;
+  case OP_ARANGE:
+    coef[0] = 1;
+    return true;
+  case OP_ASSUME: case OP_CONVERT_LAYOUT:
+    return affine(op->operands[0], coef, budget);
+  case OP_CAST: { /* signed to signed, as wide or wider: sign extension keeps the steps (an
+                     unsigned result is zero-extended by addptr, which a negative offset breaks) */
+    DType from = op->operands[0]->type->dtype;
+    return dt_is_signed(t->dtype) && dt_is_signed(from) && dt_bits(t->dtype) >= dt_bits(from) &&
+           affine(op->operands[0], coef, budget);
+  }
+  case OP_EXPAND_DIMS: {
+    if (!affine(op->operands[0], a, budget)) return false;
+    for (int d = 0, s = 0; d < t->rank; d++) coef[d] = d == op->attr.axis ? 0 : a[s++];
+    return true;
+  }
+  case OP_BROADCAST: {
+    const Type *st = op->operands[0]->type;
+    if (st->rank != t->rank || !affine(op->operands[0], a, budget)) return false;
+    for (int d = 0; d < t->rank; d++) coef[d] = st->shape[d] == 1 ? 0 : a[d];
+    return true;
+  }
+  case OP_ADD: case OP_SUB: case OP_MUL: case OP_SHL: case OP_ADDPTR: {
+    if (!affine(op->operands[0], a, budget) || !affine(op->operands[1], b, budget)) return false;
+    bool ua = uniform(a, t->rank), ub = uniform(b, t->rank), ok = true;
+    if (op->kind == OP_ADDPTR) {
+      int64_t eb = t->pointee ? ty_elem_bytes(t->pointee) : 0, m;
+      if (!eb) return false;
+      for (int d = 0; d < t->rank; d++) ok = ok && !__builtin_mul_overflow(b[d], eb, &m) && !__builtin_add_overflow(a[d], m, &coef[d]);
+    } else if (op->kind == OP_ADD) {
+      for (int d = 0; d < t->rank; d++) ok = ok && !__builtin_add_overflow(a[d], b[d], &coef[d]);
+    } else if (op->kind == OP_SUB) {
+      for (int d = 0; d < t->rank; d++) ok = ok && !__builtin_sub_overflow(a[d], b[d], &coef[d]);
+    } else if (ua && ub) {
+      /* uniform: coef stays 0 */
+    } else if (op->kind == OP_MUL && (ub ? uniform_const(op->operands[1], &k) : uniform_const(op->operands[0], &k))) {
+      const int64_t *x = ub ? a : b;
+      for (int d = 0; d < t->rank; d++) ok = ok && !__builtin_mul_overflow(x[d], k, &coef[d]);
+    } else if (op->kind == OP_SHL && ub && uniform_const(op->operands[1], &k) && k >= 0 && k < 32) {
+      for (int d = 0; d < t->rank; d++) ok = ok && !__builtin_mul_overflow(a[d], (int64_t)1 << k, &coef[d]);
+    } else {
+      return false;
+    }
+    return ok;
+  }
+  default:
+    /* any other elementwise op of uniform operands is uniform */
+    if (!(ir_op_info[op->kind].traits & TR_ELEMENTWISE)) return false;
+    for (int i = 0; i < op->noperands; i++)
+      if (op->operands[i] && (!affine(op->operands[i], a, budget) || !uniform(a, op->operands[i]->type->rank)))
+        return false;
+    return true;
+  }
+}
+
+/* Byte offsets of the thread's groups (element k * g) from its element 0,
+ * when they are constants that fit an address immediate (signed 32 bits). */
+static bool group_offsets(const Value *ptr, const CgFrag *f, int g, int64_t *off, int n) {
+  int64_t coef[IR_MAX_RANK];
+  int budget = AFFINE_VISITS;
+  if (!affine(ptr, coef, &budget)) return false;
+  const LinearLayout *ll = &f->ll;
+  for (int d = 0; d < ll->rank; d++) {
+    int64_t regs = 0, thread = 0;
+    for (int r = 0; r < ll->nreg; r++) regs |= ll->reg[r][d];
+    for (int l = 0; l < ll->nlane; l++) thread |= ll->lane[l][d];
+    for (int w = 0; w < ll->nwarp; w++) thread |= ll->warp[w][d];
+    if (regs & thread) return false; /* the coordinates XOR, not add */
+  }
+  for (int k = 0; k < n; k++) {
+    int64_t c[IR_MAX_RANK];
+    ll_coord(ll, k * g, 0, 0, c);
+    off[k] = 0;
+    for (int d = 0; d < ll->rank; d++) {
+      int64_t m;
+      if (__builtin_mul_overflow(c[d], coef[d], &m) || __builtin_add_overflow(off[k], m, &off[k])) return false;
+    }
+    if (off[k] < INT32_MIN || off[k] > INT32_MAX) return false;
+  }
+  return true;
+}
 
 void cg_lower_async_copy(CgCtx *cg, Op *op) {
   const Value *ptr = op->operands[0], *mask = op->operands[2];
@@ -62,7 +190,18 @@ void cg_lower_async_copy(CgCtx *cg, Op *op) {
     args[3 * k + 1] = cg_el(pv, i);
     args[3 * k + 2] = size;
   }
-  for (int k = 0; k < n; k++) cg_asm(cg, cg->t_void, text, "r,l,r,~{memory}", args + 3 * k, 3, true);
+  int64_t *off = ARENA_ARRAY(&cg->arena, int64_t, n);
+  if (n > 1 && group_offsets(ptr, &f, g, off, n)) {
+    for (int k = 0; k < n; k++) { /* one address: element 0's, + an immediate */
+      char imm[160];
+      snprintf(imm, sizeof imm, "cp.async.%s.shared.global [$0], [$1+%lld], %d, $2;", bytes == 16 ? "cg" : "ca",
+               (long long)off[k], bytes);
+      LLVMValueRef a3[3] = {args[3 * k], args[1], args[3 * k + 2]};
+      cg_asm(cg, cg->t_void, imm, "r,l,r,~{memory}", a3, 3, true);
+    }
+  } else {
+    for (int k = 0; k < n; k++) cg_asm(cg, cg->t_void, text, "r,l,r,~{memory}", args + 3 * k, 3, true);
+  }
   cg_end_guard(cg, cont);
 }
 
