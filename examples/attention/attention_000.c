@@ -1,6 +1,6 @@
 /* attention_000 — seed 000's attention (attention_000.tile, the seed's
  * text): attention_forward_kernel with its attention_forward_innerloop helper
- * and STAGE dispatch (autotuned over the decorator's configs; every 4-warp
+ * and STAGE dispatch (autotuned over the decorator's configs; every 4- and 2-warp
  * block shape of the decorator is checked too), then the
  * backward attn_backward_D, attn_backward_dKdV and attn_backward_dQ, launched
  * as the seed's TritonAttention does, against a CPU reference in double
@@ -135,25 +135,27 @@ static void run(Ex *ex, const Att *a) {
     goto done;
   }
   check_forward(ex, a, size, fwd, &gc, &s, &O, &L, o, l, "tuned:");
-  /* every 4-warp block shape of the decorator as well (the tuned one is
-   * whichever timed best; each of these takes its own loads: TMA for K^T and
-   * V at num_warps 4, and the zero fill past seq_len in the last block); on
-   * the GPU only (the interpreter runs no TMA) */
-  for (int bq = 64; bq <= 128 && !ex->cpu; bq *= 2)
-    for (int bkv = 32; bkv <= 64; bkv *= 2) {
-      char cq[32], ckv[32];
-      snprintf(cq, sizeof cq, "BLOCKSIZE_Q=%d", bq), snprintf(ckv, sizeof ckv, "BLOCKSIZE_KV=%d", bkv);
-      const char *cx[2] = {cq, ckv};
-      tlc_kernel_options fo = {.num_warps = 4, .num_stages = 3, .constexprs = cx, .nconstexprs = 2};
-      tlc_kernel *kf;
-      if (ex_kernel(ex, TILE, "attention_forward_kernel", s.text, &fo, &kf) != TLC_OK) {
-        char size2[96];
-        snprintf(size2, sizeof size2, "%s/b%dx%d/w4", size, bq, bkv);
-        ex_result_error(ex, "attn000_fwd", size2);
-        continue;
+  /* every block shape of the decorator on 4 and on 2 warps as well (the
+   * tuned one is whichever timed best; each of these takes its own loads:
+   * TMA for K^T and V at num_warps 4, cp.async at immediate offsets on 2
+   * (mma.sync), and the zero fill past seq_len in the last block); on the
+   * GPU only (the interpreter runs no TMA) */
+  for (int w = 4; w >= 2 && !ex->cpu; w /= 2)
+    for (int bq = 64; bq <= 128; bq *= 2)
+      for (int bkv = 32; bkv <= 64; bkv *= 2) {
+        char cq[32], ckv[32];
+        snprintf(cq, sizeof cq, "BLOCKSIZE_Q=%d", bq), snprintf(ckv, sizeof ckv, "BLOCKSIZE_KV=%d", bkv);
+        const char *cx[2] = {cq, ckv};
+        tlc_kernel_options fo = {.num_warps = w, .num_stages = 3, .constexprs = cx, .nconstexprs = 2};
+        tlc_kernel *kf;
+        if (ex_kernel(ex, TILE, "attention_forward_kernel", s.text, &fo, &kf) != TLC_OK) {
+          char size2[96];
+          snprintf(size2, sizeof size2, "%s/b%dx%d/w%d", size, bq, bkv, w);
+          ex_result_error(ex, "attn000_fwd", size2);
+          continue;
+        }
+        check_forward(ex, a, size, kf, &gc, &s, &O, &L, o, l, "");
       }
-      check_forward(ex, a, size, kf, &gc, &s, &O, &L, o, l, "");
-    }
 
   if (a->backward) {
     ExOut DQ = ex_out_alloc(ex, n * 2), DK = ex_out_alloc(ex, n * 2), DV = ex_out_alloc(ex, n * 2);
