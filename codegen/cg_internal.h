@@ -84,16 +84,6 @@ typedef struct CgThreadParts {
   int64_t bits[IR_MAX_RANK];  /* OR of the lane and warp bases along each dim */
 } CgThreadParts;
 
-/* The register-A words an asynchronous wgmma dot read (its result's Value.id):
- * the DOT_WAIT on that result ties them through its wgmma.wait_group too,
- * so LLVM keeps them in their registers until the group completes (a word
- * overwritten earlier makes ptxas wait for the group there). */
-typedef struct CgWgWords {
-  uint32_t value_id;
-  LLVMValueRef *words;
-  int n;
-} CgWgWords;
-
 /* ======================= the context ====================================== */
 
 typedef struct CgOwnerCache {
@@ -150,7 +140,6 @@ typedef struct CgCtx {
   uint32_t nvals;
   VEC(CgThreadParts) parts;
   VEC(CgOwnerCache) owners;
-  VEC(CgWgWords) wg_words;     /* async wgmma dots with A in registers (cg_wgmma.c) */
 } CgCtx;
 
 /* ======================= cg_util.c ======================================== */

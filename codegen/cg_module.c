@@ -394,7 +394,6 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, DiagEngine *dia
   LLVMContextDispose(cg.ctx);
   VEC_FREE(cg.parts);
   VEC_FREE(cg.owners);
-  VEC_FREE(cg.wg_words);
   free(cg.use_counts);
   arena_free(&cg.arena);
   if (!ok || cg.failed || cg.user_failed) {

@@ -36,7 +36,6 @@
 #include "codegen/cg_internal.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static int log2i(int64_t x) {
@@ -178,15 +177,14 @@ static void acc_call(CgCtx *cg, const char *text, const char *cons, LLVMValueRef
  * with `fresh` the accumulator is not read (scale-d 0: D = A B), its inputs
  * left undefined. */
 static void emit_one(CgCtx *cg, const char *name, bool int_acc, bool fresh, bool f16_like, LLVMValueRef *acc, int nacc,
-                     LLVMValueRef *aregs, LLVMValueRef bdesc, int64_t bimm, bool trans_b, bool fence) {
+                     LLVMValueRef *aregs, LLVMValueRef bdesc, int64_t bimm, bool trans_b) {
   StrBuf text, cons;
   sb_init(&text), sb_init(&cons);
   int nin = nacc + 4 + 2;
   LLVMValueRef *args = ARENA_ARRAY(&cg->arena, LLVMValueRef, nin);
   LLVMTypeRef *rts = ARENA_ARRAY(&cg->arena, LLVMTypeRef, nacc);
   int ai = nacc * 2, bi = ai + 4, pi = bi + 1;
-  sb_printf(&text, "{\n.reg .pred p;\n.reg .b64 db;\n%ssetp.ne.b32 p, $%d, 0;\n", fence ? "wgmma.fence.sync.aligned;\n" : "",
-            pi);
+  sb_printf(&text, "{\n.reg .pred p;\n.reg .b64 db;\nwgmma.fence.sync.aligned;\nsetp.ne.b32 p, $%d, 0;\n", pi);
   /* the sub-tile offset (wg_desc's immediate) */
   sb_printf(&text, "add.s64 db, $%d, %lld;\nwgmma.mma_async.sync.aligned.%s {", bi, (long long)bimm, name);
   for (int i = 0; i < nacc; i++) sb_printf(&text, i ? ", $%d" : "$%d", i);
@@ -397,63 +395,31 @@ void cg_lower_wgmma(CgCtx *cg, Op *op) {
     cg_set(cg, op->results[0], acc, fc.count);
     return;
   }
-  /* register A: one asm per instruction, each with a fence of its own; an
-   * asynchronous dot records its words for the DOT_WAIT (CgWgWords) */
-  LLVMValueRef *words = op->attr.is_async ? ARENA_ARRAY(&cg->arena, LLVMValueRef, 4 * KS * RM) : NULL;
-  if (words) { /* all words first, one fence: the instructions issue back to back */
-    for (int kk = 0; kk < KS; kk++)
-      for (int rm = 0; rm < RM; rm++) a_regs(cg, Av, at->dtype, kw, kk, rm, KS, words + 4 * (kk * RM + rm));
-    cg_asm(cg, cg->t_void, "wgmma.fence.sync.aligned;", "", NULL, 0, true);
-  }
+  /* register A: one asm per instruction, each with a fence of its own */
   for (int kk = 0; kk < KS; kk++)
     for (int rm = 0; rm < RM; rm++) {
       int64_t dk = (int64_t)kk * kin, bimm;
-      if (words) memcpy(aregs, words + 4 * (kk * RM + rm), sizeof aregs);
-      else a_regs(cg, Av, at->dtype, kw, kk, rm, KS, aregs);
+      a_regs(cg, Av, at->dtype, kw, kk, rm, KS, aregs);
       LLVMValueRef bdesc = b.mn_major ? wg_desc(cg, &b, &bd, zero, n0, dk, 0, &bimm)
                                       : wg_desc(cg, &b, &bd, n0, zero, 0, dk, &bimm);
       emit_one(cg, name, int_acc, zero_acc && kk == 0, f16_like, acc + rm * per, per, aregs, bdesc, bimm,
-               b.mn_major, !words);
+               b.mn_major);
     }
   cg_asm(cg, cg->t_void, "wgmma.commit_group.sync.aligned;", "", NULL, 0, true);
   if (!op->attr.is_async) wait_group(cg, 0, acc, fc.count);
-  if (words) {
-    CgWgWords w = {op->results[0]->id, words, 4 * KS * RM};
-    VEC_PUSH(cg->wg_words, w);
-  }
   cg_set(cg, op->results[0], acc, fc.count);
 }
 
-static const CgWgWords *wg_words_of(CgCtx *cg, const Value *v) {
-  for (int i = 0; i < cg->wg_words.len; i++)
-    if (cg->wg_words.data[i].value_id == v->id) return &cg->wg_words.data[i];
-  return NULL;
-}
-
 void cg_lower_dot_wait(CgCtx *cg, Op *op) {
-  int total = 0, extra = 0;
-  for (int i = 0; i < op->noperands; i++) {
-    total += cg_get(cg, op, op->operands[i])->n;
-    const CgWgWords *w = wg_words_of(cg, op->operands[i]);
-    if (w) extra += w->n;
-  }
-  LLVMValueRef *vals = ARENA_ARRAY(&cg->arena, LLVMValueRef, total + extra ? total + extra : 1);
+  int total = 0;
+  for (int i = 0; i < op->noperands; i++) total += cg_get(cg, op, op->operands[i])->n;
+  LLVMValueRef *vals = ARENA_ARRAY(&cg->arena, LLVMValueRef, total ? total : 1);
   int k = 0;
   for (int i = 0; i < op->noperands; i++) {
     CgVal *v = cg_get(cg, op, op->operands[i]);
     for (int j = 0; j < v->n; j++) vals[k++] = v->v[j];
   }
-  /* the A words of the dots waited for ride along (their outputs unused) */
-  for (int i = 0; i < op->noperands; i++) {
-    const CgWgWords *w = wg_words_of(cg, op->operands[i]);
-    if (w) memcpy(vals + k, w->words, (size_t)w->n * sizeof *vals), k += w->n;
-  }
-  if (extra && op->attr.num == 0) {
-    const char *e = getenv("TLC_DB_FENCE");
-    if (!e || !strcmp(e, "membar")) cg_asm(cg, cg->t_void, "membar.cta;", "", NULL, 0, true);
-    else if (!strcmp(e, "nanosleep")) cg_asm(cg, cg->t_void, "nanosleep.u32 0;", "", NULL, 0, true);
-  }
-  wait_group(cg, op->attr.num, vals, total + extra);
+  wait_group(cg, op->attr.num, vals, total);
   k = 0;
   for (int i = 0; i < op->noperands; i++) {
     int n = cg_get(cg, op, op->operands[i])->n;

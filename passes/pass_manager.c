@@ -50,9 +50,6 @@ const PassInfo pass_table[] = {
     {"warp-specialize", pass_warp_specialize,
      "sm_90: a TMA-pipelined loop's copies move to a producer warp (tl.range(warp_specialize=True) or "
      "the compile option); the warps wait for the slots and hand each back when done", true},
-    {"dot-behind", pass_dot_behind,
-     "sm_90: in a warp-specialized consumer loop, the second wgmma dot (attention's p @ v) is issued "
-     "one iteration behind, beside the next first dot, so it runs under the next softmax", true},
     {"tma-store", pass_tma_store,
      "sm_90: tile stores outside loops, masked by the array's extents, go out through shared memory "
      "and one bulk tensor copy", true},
@@ -174,7 +171,6 @@ int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
   run(&r, "tma-store");      /* epilogue tile stores through shared memory and TMA */
   run(&r, "warp-specialize"); /* the copies to a producer warp (when asked) */
   run(&r, "canonicalize");   /* the loads' dead address arithmetic */
-  run(&r, "dot-behind");     /* the consumers' p @ v one iteration behind, under the next softmax */
   run(&r, "sink-stagings");  /* loads left in registers issue together, then their stagings */
   run(&r, "allocate-shared"); /* offsets of the shared-memory buffers */
   if (!r.failed && !opt->verify_each &&

@@ -80,7 +80,6 @@ int pass_coalesce(IrModule *m, StrBuf *errors);
 int pass_assign_layouts(IrModule *m, StrBuf *errors);
 int pass_pipeline(IrModule *m, StrBuf *errors);
 int pass_dot_ahead(IrModule *m, StrBuf *errors);
-int pass_dot_behind(IrModule *m, StrBuf *errors);
 int pass_dot_early(IrModule *m, StrBuf *errors);
 int pass_warp_specialize(IrModule *m, StrBuf *errors);
 int pass_tma_store(IrModule *m, StrBuf *errors);
