@@ -171,8 +171,6 @@ void cg_lower_async_copy(CgCtx *cg, Op *op) {
   /* inline PTX: LLVM 19 cannot select the .s intrinsics with 32-bit
    * shared pointers (-nvptx-short-ptr) */
   int bytes = g * eb;
-  char text[96];
-  snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d, $2;", bytes == 16 ? "cg" : "ca", bytes);
   /* every operand first, then the copies back to back: the copies do not
    * wait for one another's address registers to be read */
   CgFragAddrs a0 = {0};
@@ -190,17 +188,15 @@ void cg_lower_async_copy(CgCtx *cg, Op *op) {
     args[3 * k + 1] = cg_el(pv, i);
     args[3 * k + 2] = size;
   }
+  /* with constant offsets, one address (element 0's) + an immediate each */
   int64_t *off = ARENA_ARRAY(&cg->arena, int64_t, n);
-  if (n > 1 && group_offsets(ptr, &f, g, off, n)) {
-    for (int k = 0; k < n; k++) { /* one address: element 0's, + an immediate */
-      char imm[160];
-      snprintf(imm, sizeof imm, "cp.async.%s.shared.global [$0], [$1+%lld], %d, $2;", bytes == 16 ? "cg" : "ca",
-               (long long)off[k], bytes);
-      LLVMValueRef a3[3] = {args[3 * k], args[1], args[3 * k + 2]};
-      cg_asm(cg, cg->t_void, imm, "r,l,r,~{memory}", a3, 3, true);
-    }
-  } else {
-    for (int k = 0; k < n; k++) cg_asm(cg, cg->t_void, text, "r,l,r,~{memory}", args + 3 * k, 3, true);
+  bool one = n > 1 && group_offsets(ptr, &f, g, off, n);
+  for (int k = 0; k < n; k++) {
+    char text[160], imm[32] = "";
+    if (one) snprintf(imm, sizeof imm, "+%lld", (long long)off[k]), args[3 * k + 1] = args[1];
+    snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1%s], %d, $2;", bytes == 16 ? "cg" : "ca", imm,
+             bytes);
+    cg_asm(cg, cg->t_void, text, "r,l,r,~{memory}", args + 3 * k, 3, true);
   }
   cg_end_guard(cg, cont);
 }
