@@ -17,7 +17,11 @@
  * ldmatrix: for 16-bit operands each lane gives the address of one 16-byte
  * row of one of the four 8x8 matrices; .trans is used when the buffer's
  * contiguous dim is not the operand's K (A stored M-major, B stored N-major,
- * the usual row-major B). */
+ * the usual row-major B).  A local_load right before the mma.sync dot that
+ * is its only use is left to that dot (cg_ldmatrix_defer): the dot issues
+ * each k step's ldmatrix just before the step's mmas, so the operand's
+ * registers are not all live at once (a deferred B runs its n tiles outside
+ * the m tiles, loading them in pairs). */
 #include "codegen/cg_internal.h"
 
 #include <stdio.h>
@@ -44,7 +48,8 @@ static void split_words(CgCtx *cg, DType d, LLVMValueRef word, LLVMValueRef *out
 
 /* ldmatrix.x4 of the 2-D mma operand fragment of one batch (16-bit types)
  * from the buffer (or batch slice) b: the registers out[0 .. 2-D count). */
-static bool ldmatrix_tile(CgCtx *cg, const Type *t, const CgBuf *b, const Layout *D, LLVMValueRef *out) {
+static bool ldmatrix_tile(CgCtx *cg, const Type *t, const CgBuf *b, const Layout *D, LLVMValueRef *out, int only_rk,
+                          int only_ro) {
   const Layout *mma = D->parent;
   int o = t->rank - 2; /* dims o, o+1: the operand's matrix */
   int wm = mma->wpc[o], wn = mma->wpc[o + 1];
@@ -69,6 +74,7 @@ static bool ldmatrix_tile(CgCtx *cg, const Type *t, const CgBuf *b, const Layout
   int lk = log2i(RK);
   for (int ro = 0; ro < RO; ro += a ? 1 : 2)
     for (int rk = 0; rk < RK; rk++) {
+      if ((only_rk >= 0 && rk != only_rk) || (only_ro >= 0 && ro != only_ro)) continue;
       LLVMValueRef orow, kcol;
       if (a) {
         /* matrix i: rows (i & 1) * 8, k (i >> 1) * 8 of the m16k16 tile */
@@ -118,16 +124,30 @@ static bool ldmatrix_tile(CgCtx *cg, const Type *t, const CgBuf *b, const Layout
  * slice of the buffer. */
 bool cg_ldmatrix_operand(CgCtx *cg, Op *op, const CgBuf *b, const Layout *D, const CgFrag *f, LLVMValueRef *out) {
   const Type *t = op->results[0]->type;
-  if (t->rank == 2) return ldmatrix_tile(cg, t, b, D, out);
+  if (t->rank == 2) return ldmatrix_tile(cg, t, b, D, out, -1, -1);
   int nb = 0; /* the batch register bits, above all the 2-D ones */
   while (nb < f->ll.nreg && f->ll.reg[f->ll.nreg - 1 - nb][0]) nb++;
   int per = f->count >> nb;
   for (int rb = 0; rb < 1 << nb; rb++) {
     CgBuf slice;
     cg_buf_batch(cg, b, cg_coord(cg, f, rb * per, 0), &slice);
-    if (!ldmatrix_tile(cg, t, &slice, D, out + rb * per)) return false;
+    if (!ldmatrix_tile(cg, t, &slice, D, out + rb * per, -1, -1)) return false;
   }
   return true;
+}
+
+bool cg_ldmatrix_defer(CgCtx *cg, Op *op) {
+  const Op *d = op->next;
+  const Value *r = op->results[0];
+  if (!d || d->kind != OP_DOT || r->type->rank != 2 || cg->use_counts[r->id] != 1) return false;
+  const Layout *l = d->results[0]->type->layout;
+  if (!l || l->kind != LAY_MMA || l->version != 2 || (d->operands[0] != r && d->operands[1] != r)) return false;
+  for (int k = 0; k < 2; k++)
+    if (!cg->lazy_ld[k]) {
+      cg->lazy_ld[k] = op;
+      return true;
+    }
+  return false;
 }
 
 /* ---- DOT: tensor cores --------------------------------------------------------------- */
@@ -155,7 +175,8 @@ static LLVMValueRef pack_reg(CgCtx *cg, DType d, LLVMValueRef *el, int kw) {
  * batches (at least 1), each a contiguous run of registers in the 2-D
  * fragment's order in all three operands (ir/linear.c); batch run rb is a
  * 2-D dot over registers [rb * count/RB, (rb+1) * count/RB). */
-static void lower_mma(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb, const CgFrag *fc) {
+static void lower_mma(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb, const CgFrag *fc,
+                      const Op *const *lazy) {
   const Type *rt = op->results[0]->type, *at = op->operands[0]->type;
   const Layout *mma = rt->layout;
   int o = rt->rank - 2;
@@ -200,17 +221,46 @@ static void lower_mma(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb, con
   }
   int la = log2i(4 * kw), lb = log2i(2 * kw), lrk = log2i(RK), lrn = log2i(RN);
   int pa = fa->count / RB, pb = fb->count / RB, pc = fc->count / RB; /* registers of one batch */
+  /* operands whose ldmatrix was left to this dot (cg_ldmatrix_defer): each
+   * k step's part just before that step */
+  CgBuf lzb[2];
+  bool lz[2] = {false, false};
+  for (int k = 0; k < 2; k++) {
+    const Op *ld = lazy[k];
+    int i = !ld ? -1 : op->operands[0] == ld->results[0] ? 0 : op->operands[1] == ld->results[0] ? 1 : -1;
+    if (i < 0) continue;
+    if (!cg_buf_batched(cg, (Op *)ld, ld->operands[0], &lzb[i])) {
+      cg_error(cg, op, "the shared operand of this dot has no buffer");
+      cg_set_undef(cg, op->results[0]);
+      return;
+    }
+    lz[i] = true;
+  }
+  /* A lazy B (each k step's n tiles loaded in pairs, ldmatrix.x4) runs the
+   * n tiles outside the m tiles, so a pair's registers die after its two
+   * columns of mmas; otherwise the m tiles are outside (one A packing each) */
+  bool b_outer = lz[1] && !lz[0];
+  int NO = b_outer ? RN : RM, NI = b_outer ? RM : RN;
   for (int rb = 0; rb < RB; rb++)
-    for (int rk = 0; rk < RK; rk++)
-      for (int rm = 0; rm < RM; rm++) {
-        LLVMValueRef areg[4];
-        int abase = rb * pa + ((rk << la) | (rm << (la + lrk)));
-        for (int j = 0; j < 4; j++) {
-          LLVMValueRef el[4];
-          for (int k = 0; k < kw; k++) el[k] = cg_el(A, abase + j * kw + k);
-          areg[j] = pack_reg(cg, ad, el, kw);
-        }
-        for (int rn = 0; rn < RN; rn++) {
+    for (int rk = 0; rk < RK; rk++) {
+      if (lz[0] && !ldmatrix_tile(cg, op->operands[0]->type, &lzb[0], op->operands[0]->type->layout, A->v, rk, -1))
+        goto unreadable;
+      if (lz[1] && !b_outer &&
+          !ldmatrix_tile(cg, op->operands[1]->type, &lzb[1], op->operands[1]->type->layout, Bv->v, rk, -1))
+        goto unreadable;
+      for (int io = 0; io < NO; io++)
+        for (int ii = 0; ii < NI; ii++) {
+          int rm = b_outer ? ii : io, rn = b_outer ? io : ii;
+          if (b_outer && rm == 0 && rn % 2 == 0 &&
+              !ldmatrix_tile(cg, op->operands[1]->type, &lzb[1], op->operands[1]->type->layout, Bv->v, rk, rn))
+            goto unreadable;
+          LLVMValueRef areg[4];
+          int abase = rb * pa + ((rk << la) | (rm << (la + lrk)));
+          for (int j = 0; j < 4; j++) {
+            LLVMValueRef el[4];
+            for (int k = 0; k < kw; k++) el[k] = cg_el(A, abase + j * kw + k);
+            areg[j] = pack_reg(cg, ad, el, kw);
+          }
           LLVMValueRef breg[2];
           int bbase = rb * pb + ((rk << lb) | (rn << (lb + lrk)));
           for (int j = 0; j < 2; j++) {
@@ -251,8 +301,12 @@ static void lower_mma(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb, con
             for (int j = 0; j < 4; j++) acc[cbase + j] = LLVMBuildExtractValue(cg->b, res, (unsigned)j, "");
           }
         }
-      }
+    }
   cg_set(cg, op->results[0], acc, fc->count);
+  return;
+unreadable:
+  cg_error(cg, op, "ldmatrix cannot read this dot's shared operand");
+  cg_set_undef(cg, op->results[0]);
 }
 
 /* ---- DOT: per-thread FMAs ---------------------------------------------------------------- */
@@ -311,6 +365,10 @@ static void lower_fma_dot(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb,
 
 void cg_lower_dot(CgCtx *cg, Op *op) {
   const Type *rt = op->results[0]->type;
+  /* the operand reads left to this dot (cg_ldmatrix_defer), taken here so
+   * that none outlives it whatever path it lowers by */
+  const Op *lazy[2] = {cg->lazy_ld[0], cg->lazy_ld[1]};
+  cg->lazy_ld[0] = cg->lazy_ld[1] = NULL;
   if (rt->layout && rt->layout->kind == LAY_MMA && rt->layout->version == 3) {
     cg_lower_wgmma(cg, op);
     return;
@@ -347,7 +405,7 @@ void cg_lower_dot(CgCtx *cg, Op *op) {
       cg_set_undef(cg, op->results[0]);
       return;
     }
-    lower_mma(cg, op, &fa, &fb, &fc);
+    lower_mma(cg, op, &fa, &fb, &fc, lazy);
     return;
   }
   lower_fma_dot(cg, op, &fa, &fb, &fc);

@@ -357,6 +357,11 @@ void cg_lower_local_load(CgCtx *cg, Op *op) {
   const Layout *D = t->layout;
   bool ld16 = D->kind == LAY_DOT_OPERAND && D->k_width == 2 && cg_dt_bytes(t->dtype) == 2 && b.rdim >= 0 &&
               D->parent->kind == LAY_MMA;
+  if (ld16 && cg_ldmatrix_defer(cg, op)) { /* the dot right after issues it (cg_dot.c) */
+    for (int i = 0; i < f.count; i++) e[i] = NULL;
+    cg_set(cg, op->results[0], e, f.count);
+    return;
+  }
   if (ld16 && cg_ldmatrix_operand(cg, op, &b, D, &f, e)) {
     cg_set(cg, op->results[0], e, f.count);
     return;

@@ -56,6 +56,9 @@ const PassInfo pass_table[] = {
     {"sink-stagings", pass_sink_stagings,
      "a dot operand's staging into shared memory moves below the global loads after it, so they "
      "issue together (loops the pipeliner left alone: num_stages=1)", true},
+    {"sink-local-loads", pass_sink_local_loads,
+     "in a loop body, a shared-memory read into registers (a dot operand) moves down to just before "
+     "its first use, past register arithmetic (attention's V operand no longer lives through the softmax)", true},
     {"allocate-shared", pass_allocate_shared,
      "give every local_alloc buffer its offset in shared memory", false},
 };
@@ -172,6 +175,7 @@ int pass_run_pipeline(IrModule *m, const PassOptions *opt) {
   run(&r, "warp-specialize"); /* the copies to a producer warp (when asked) */
   run(&r, "canonicalize");   /* the loads' dead address arithmetic */
   run(&r, "sink-stagings");  /* loads left in registers issue together, then their stagings */
+  run(&r, "sink-local-loads"); /* operand reads from shared memory next to their use */
   run(&r, "allocate-shared"); /* offsets of the shared-memory buffers */
   if (!r.failed && !opt->verify_each &&
       ir_verify_report(m, true, opt->diag, true, "at the end of the passes (their output contract)"))

@@ -84,6 +84,7 @@ int pass_dot_early(IrModule *m, StrBuf *errors);
 int pass_warp_specialize(IrModule *m, StrBuf *errors);
 int pass_tma_store(IrModule *m, StrBuf *errors);
 int pass_sink_stagings(IrModule *m, StrBuf *errors);
+int pass_sink_local_loads(IrModule *m, StrBuf *errors);
 int pass_allocate_shared(IrModule *m, StrBuf *errors);
 
 /* ---- axis_info.c ------------------------------------------------------------ */

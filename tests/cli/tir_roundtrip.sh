@@ -27,7 +27,7 @@ for emit in tir-spec tir; do
     fail "--emit $emit: print -> read -> print differs"
   fi
 done
-pipeline=canonicalize,consumer-warpgroups,program-order,hoist-invariants,coalesce,assign-layouts,canonicalize,pipeline,dot-ahead,dot-early,tma-store,warp-specialize,canonicalize,sink-stagings,allocate-shared
+pipeline=canonicalize,consumer-warpgroups,program-order,hoist-invariants,coalesce,assign-layouts,canonicalize,pipeline,dot-ahead,dot-early,tma-store,warp-specialize,canonicalize,sink-stagings,sink-local-loads,allocate-shared
 "$tlc" opt "$dir/tir-spec.tir" --pass $pipeline -o "$dir/piped.tir" || fail "tlc opt --pass $pipeline failed"
 if ! cmp -s "$dir/tir.tir" "$dir/piped.tir"; then
   diff "$dir/tir.tir" "$dir/piped.tir" | head -20 >&2
