@@ -403,10 +403,11 @@ void cg_lower_dot(CgCtx *cg, Op *op);             /* cg_dot.c */
  * batch by batch for a batched one (false when the shape does not tile it). */
 bool cg_ldmatrix_operand(CgCtx *cg, Op *op, const CgBuf *b, const Layout *D, const CgFrag *f,
                          LLVMValueRef *out);
-/* Leave the ldmatrix of local_load `op` to the mma.sync dot right after it,
- * which issues each k step's part just before that step's mmas (the
- * operand's registers are then not all live at once)?  True when the load
- * is that dot's operand alone, 2-D, and ldmatrix reads it. */
+/* Leave the ldmatrix of local_load `op` (a 16-bit mma operand, which the
+ * caller checked) to the mma.sync dot right after it, which issues each k
+ * step's part just before that step's mmas (the operand's registers are then
+ * not all live at once)?  True, and recorded in cg->lazy_ld, when the load
+ * is 2-D and that dot is its only use. */
 bool cg_ldmatrix_defer(CgCtx *cg, Op *op);
 void cg_lower_wgmma(CgCtx *cg, Op *op);           /* cg_wgmma.c */
 void cg_lower_dot_wait(CgCtx *cg, Op *op);

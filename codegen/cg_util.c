@@ -217,7 +217,7 @@ void cg_user_error(CgCtx *cg, const Op *op, const char *fmt, ...) {
 }
 
 int64_t cg_smem_limit(int capability) {
-  return capability >= 90 ? 232448 : capability >= 80 ? 166912 : 98304;
+  return ir_smem_limit(capability);
 }
 
 /* Over the limit is the user's problem (blocks too large), reported by

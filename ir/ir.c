@@ -266,6 +266,10 @@ bool ir_op_uses(const Op *op, const Value *v) {
   return false;
 }
 
+int64_t ir_smem_limit(int capability) {
+  return capability >= 90 ? 232448 : capability >= 80 ? 166912 : 98304;
+}
+
 bool ir_is_staging(const Op *op) {
   return op && op->kind == OP_LOCAL_ALLOC && op->noperands && op->operands[0] && op->operands[0]->type->rank;
 }

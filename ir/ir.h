@@ -537,6 +537,10 @@ int64_t ir_carried_data_regs(const IrBlock *body, int64_t threads);
  * with 128-row blocks carried more and spilled).  The pass's auto rule and
  * codegen's CTAs an SM both read it. */
 enum { IR_WS_CARRIED_REGS_AT_2_CTAS = 112 };
+/* Bytes of shared memory one program may take on a GPU of this capability
+ * (dynamic, opted in): what codegen checks a kernel against, and what a pass
+ * that lengthens a buffer's life must stay under. */
+int64_t ir_smem_limit(int capability);
 /* Rows of the grid (programs sharing program_id(1) and (2)) a heaviest-first
  * program order hands out together (passes/program_order.c). */
 enum { IR_PROGRAM_ORDER_GROUP = 8 };

@@ -21,7 +21,9 @@
  * stagings (a pure op may use shared scratch of its own, which
  * allocate-shared keeps apart from the buffers live across it, and its
  * barriers only add order).  The bytes it reads are then the same where it
- * lands.
+ * lands.  Only a read of a buffer allocated through the whole loop moves (a
+ * ring slot, a buffer from before the loop): a staging made in the body
+ * would stay allocated longer, over the scratch of the ops passed.
  *
  * A load before loops whose only uses are mma.sync dots in their bodies
  * (attention's q, staged once, read by the causal kernel's two loops) is
@@ -34,7 +36,8 @@
  * registers a thread) beside q's 64; held, the kernel spilled.  The buffer
  * must be a staging (written once, by its local_alloc) defined outside the
  * loops, and every buffer of the kernel must fit in shared memory side by
- * side (with SCRATCH_MARGIN for the ops' scratch): the staged q then stays
+ * side, beside room for the largest tensor in registers (an op's scratch):
+ * the staged q then stays
  * allocated through the loops, where its bytes used to go to the rings, and
  * a config that fits without this must still fit. */
 #include "passes/pass_internal.h"
@@ -49,22 +52,29 @@ static bool passable(const Op *op) {
 
 enum { REMAT_REGS = 176, SCRATCH_MARGIN = 16384 };
 
-/* Shared bytes the kernel may take (as codegen's cg_smem_limit). */
-static int64_t smem_limit(int capability) {
-  return capability >= 90 ? 232448 : capability >= 80 ? 166912 : 98304;
-}
-
 /* Do all of the function's buffers fit side by side, with room for the
  * ops' scratch?  Then keeping one alive longer cannot push the kernel past
- * the shared memory it may take (a config that fits today keeps fitting). */
+ * the shared memory it may take (a config that fits today keeps fitting).
+ * An op's scratch (a layout conversion, a cross-warp reduction) holds at
+ * most the tensors it converts: the room is the largest tensor in
+ * registers of the function (its rows padded by a vector), and at least
+ * SCRATCH_MARGIN. */
 static bool buffers_fit_side_by_side(IrModule *m, Op **ops, int n) {
-  int64_t total = SCRATCH_MARGIN;
+  int64_t bufs = 0, scratch = SCRATCH_MARGIN;
   for (int i = 0; i < n; i++)
-    if (ops[i]->kind == OP_LOCAL_ALLOC) {
-      const Type *t = ops[i]->results[0]->type;
-      total += (ty_numel(t) * ty_elem_bytes(t) + 1023) / 1024 * 1024;
+    for (int k = 0; k < ops[i]->nresults; k++) {
+      const Type *t = ops[i]->results[k]->type;
+      if (!t->rank) continue;
+      int64_t bytes = ty_numel(t) * ty_elem_bytes(t);
+      if (ops[i]->kind == OP_LOCAL_ALLOC) {
+        bufs += (bytes + 1023) / 1024 * 1024;
+      } else if (t->layout && t->layout->kind != LAY_SHARED) {
+        /* a conversion pads each row by at most one 16-byte vector */
+        int64_t rows = t->rank >= 2 ? ty_numel(t) / t->shape[t->rank - 1] : 0;
+        if (bytes + rows * 16 > scratch) scratch = bytes + rows * 16;
+      }
     }
-  return total <= smem_limit(m->capability);
+  return bufs + scratch <= ir_smem_limit(m->capability);
 }
 
 /* The mma.sync dots at the top level of loop bodies after ld (in its block)
@@ -115,7 +125,22 @@ static void remat(IrModule *m, Op *ld, const int *uses) {
   ir_remove(ld);
 }
 
+/* Is the buffer ld reads defined outside the loop body it is in, directly or
+ * through slot views (memdesc_index / memdesc_trans) made in the body?  Its
+ * bytes are then allocated through the whole loop, wherever the read is. */
+static bool outer_buffer(const Op *ld) {
+  const IrBlock *body = ld->parent;
+  const Value *v = ld->operands[0];
+  while (!ir_defined_outside(body, v)) {
+    const Op *d = v->def;
+    if (!d || (d->kind != OP_MEMDESC_INDEX && d->kind != OP_MEMDESC_TRANS)) return false;
+    v = d->operands[0];
+  }
+  return true;
+}
+
 static void sink(Op *ld) {
+  if (!outer_buffer(ld)) return;
   Op *to = ld->next;
   while (to && !ir_op_uses(to, ld->results[0])) {
     if (!passable(to)) return;
