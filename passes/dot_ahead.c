@@ -117,7 +117,7 @@ static Value *clone_dot(IrBuilder *b, const Ahead *a, Value *rd, Value *slot, bo
 static void rewrite(IrModule *m, Op *loop) {
   IrBlock *body = loop->regions[0];
   Value *bars, *rd, *ph;
-  if (!pass_tma_ring_loop(loop, &bars, &rd, &ph)) return;
+  if (!pass_tma_ring_loop(loop, 2, &bars, &rd, &ph)) return;
   Op *wait = body->first;
   int64_t S = bars->type->shape[0];
   if (S < 3) return;

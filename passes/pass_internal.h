@@ -117,10 +117,12 @@ int pass_tma_map(IrModule *m, const IrTmaDesc *d);
 /* Is loop a TMA ring loop as the pipeline pass builds it: the body opens
  * with mbar_wait %bars, %rd, %ph (the ring's barriers defined outside, the
  * read slot and its phase iter args), the slot advances by one modulo S
- * (`select(rd + 1 == S, 0, rd + 1)` yielded) and at least two stages are
- * announced on %bars before the loop?  IR written by hand to `tlc opt` may
- * differ; then passes leave the loop alone.  (pipeline.c) */
-bool pass_tma_ring_loop(const Op *loop, Value **bars, Value **rd, Value **ph);
+ * (`select(rd + 1 == S, 0, rd + 1)` yielded) and at least min_announced
+ * stages are announced on %bars before the loop (the prologue fills S - 1:
+ * dot-ahead needs the next slot issued before the loop, 2; a producer warp
+ * refills slots itself, 1)?  IR written by hand to `tlc opt` may differ;
+ * then passes leave the loop alone.  (pipeline.c) */
+bool pass_tma_ring_loop(const Op *loop, int min_announced, Value **bars, Value **rd, Value **ph);
 /* 32-bit registers a thread of the kernel's num_warps holds of a value of
  * type t (a 16-bit element is half of one; a shared buffer none).
  * (pipeline.c) */

@@ -763,7 +763,7 @@ int pass_pipeline(IrModule *m, StrBuf *errors) {
   return 0;
 }
 
-bool pass_tma_ring_loop(const Op *loop, Value **bars, Value **rd, Value **ph) {
+bool pass_tma_ring_loop(const Op *loop, int min_announced, Value **bars, Value **rd, Value **ph) {
   if (loop->kind != OP_FOR || loop->nregions != 1) return false;
   const IrBlock *body = loop->regions[0];
   const Op *wait = body->first;
@@ -781,7 +781,7 @@ bool pass_tma_ring_loop(const Op *loop, Value **bars, Value **rd, Value **ph) {
   int announced = 0;
   for (const Op *op = loop->parent->first; op && op != loop; op = op->next)
     announced += op->kind == OP_MBAR_EXPECT && op->operands[0] == b;
-  if (announced < 2) return false;
+  if (announced < min_announced || announced < 1) return false;
   *bars = b, *rd = r, *ph = p;
   return true;
 }

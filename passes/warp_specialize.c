@@ -466,7 +466,7 @@ int pass_warp_specialize(IrModule *m, StrBuf *errors) {
   for (Op *op = m->func->body->first; op; op = op->next) {
     Value *b, *r, *p;
     if (op->kind == OP_MBAR_INIT) rings++;
-    if (op->kind == OP_FOR && pass_tma_ring_loop(op, &b, &r, &p)) {
+    if (op->kind == OP_FOR && pass_tma_ring_loop(op, 1, &b, &r, &p)) {
       if (n == MAX_RINGS || !eligible(m, op)) return 0;
       loops[n] = op, bars[n] = b, rds[n] = r, n++;
     }

@@ -213,6 +213,8 @@ int main(int argc, char **argv) {
       {1, 2, 256, 128, false, 128, 64, 4}, /* sm_90: two consumer warpgroups and the producer (12 warps) */
       {1, 2, 512, 128, false, 128, 64, 4, 4}, /* ... with a ring of 4 slots */
       {1, 2, 384, 128, true, 128, 32, 4},
+      {1, 2, 512, 128, false, 128, 128, 4, 2}, /* a ring of 2 slots the producer refills (128x128 blocks) */
+      {1, 2, 384, 128, true, 128, 64, 4, 2},   /* ... the causal kernel's two rings of 2 slots */
       {1, 4, 512, 64, true, 0, 0, 0},  /* autotuned over the decorator's configs */
       {1, 2, 1024, 128, false, 0, 0, 0},
   };
