@@ -171,6 +171,16 @@ static LLVMValueRef pack_reg(CgCtx *cg, DType d, LLVMValueRef *el, int kw) {
   return w;
 }
 
+/* n operand registers of one mma.sync, each packing kw consecutive
+ * elements of x from element base on. */
+static void pack_regs(CgCtx *cg, DType d, const CgVal *x, int base, int kw, LLVMValueRef *out, int n) {
+  for (int j = 0; j < n; j++) {
+    LLVMValueRef el[4];
+    for (int k = 0; k < kw; k++) el[k] = cg_el(x, base + j * kw + k);
+    out[j] = pack_reg(cg, d, el, kw);
+  }
+}
+
 /* A batched dot [B, M, K] @ [B, K, N]: each thread holds RB = B / wb
  * batches (at least 1), each a contiguous run of registers in the 2-D
  * fragment's order in all three operands (ir/linear.c); batch run rb is a
@@ -254,20 +264,9 @@ static void lower_mma(CgCtx *cg, Op *op, const CgFrag *fa, const CgFrag *fb, con
           if (b_outer && rm == 0 && rn % 2 == 0 &&
               !ldmatrix_tile(cg, op->operands[1]->type, &lzb[1], op->operands[1]->type->layout, Bv->v, rk, rn))
             goto unreadable;
-          LLVMValueRef areg[4];
-          int abase = rb * pa + ((rk << la) | (rm << (la + lrk)));
-          for (int j = 0; j < 4; j++) {
-            LLVMValueRef el[4];
-            for (int k = 0; k < kw; k++) el[k] = cg_el(A, abase + j * kw + k);
-            areg[j] = pack_reg(cg, ad, el, kw);
-          }
-          LLVMValueRef breg[2];
-          int bbase = rb * pb + ((rk << lb) | (rn << (lb + lrk)));
-          for (int j = 0; j < 2; j++) {
-            LLVMValueRef el[4];
-            for (int k = 0; k < kw; k++) el[k] = cg_el(Bv, bbase + j * kw + k);
-            breg[j] = pack_reg(cg, ad, el, kw);
-          }
+          LLVMValueRef areg[4], breg[2];
+          pack_regs(cg, ad, A, rb * pa + ((rk << la) | (rm << (la + lrk))), kw, areg, 4);
+          pack_regs(cg, ad, Bv, rb * pb + ((rk << lb) | (rn << (lb + lrk))), kw, breg, 2);
           int cbase = rb * pc + (rn << 2 | rm << (2 + lrn));
           LLVMValueRef args[10];
           int n = 0;
