@@ -1075,5 +1075,9 @@ done:
   ex_free(&b.ex, b.flush);
   b.ex.nfail = b.nfail;
   b.ex.npass = b.npass;
+  if (!b.npass && !b.nfail) /* (ex_finish fails the run too: say why) */
+    fprintf(stderr, "tlc_bench_tc: no row matched --only %s --size %s (a size is one of the table's, e.g. "
+            "Z4H32N4096D128 or Z4H32N4096D128-causal; rows of seeds 000 and 001 need --only attn000... or "
+            "flash001...)\n", b.only ? b.only : "(any)", b.size ? b.size : "(any)");
   return ex_finish(&b.ex);
 }
