@@ -401,6 +401,11 @@ static void specialize(IrModule *m, Op **loops, Value **bars, Value **rds, int n
     w[i].need = xcalloc(f->nops + 1, 1);
     w[i].need_arg = xcalloc((size_t)w[i].body->nargs + 1, 1);
     if (!analyze(&w[i]) || !mark_prefix(&w[i], &init_barrier[i])) goto done;
+    /* 2 slots and one async dot in flight across the back edge (matmul): the
+     * slot stage j+1 goes to is handed back at the end of iteration j, so
+     * the producer could run no copy ahead of the consumers, and its
+     * warpgroup would cost registers for nothing */
+    if (w[i].release_prev && w[i].S < 3) goto done;
   }
   if (n > 1 && rings_bytes(f, loops[n - 1]) > SMEM_BYTES) goto done;
 
