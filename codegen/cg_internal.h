@@ -203,8 +203,6 @@ void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes);
  * work unrolled in one op): a located error for the user (diag_error at the
  * op), not an internal one; cg_compile then fails without running LLVM. */
 void cg_user_error(CgCtx *cg, const Op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Shared memory one program may use on a GPU of this capability. */
-int64_t cg_smem_limit(int capability);
 /* Register <-> memory representation of one element. */
 LLVMValueRef cg_to_mem(CgCtx *cg, DType d, LLVMValueRef v);
 LLVMValueRef cg_from_mem(CgCtx *cg, DType d, LLVMValueRef v);

@@ -413,7 +413,7 @@ int cg_compile(IrModule *m, const CgOptions *opt, CgResult *out, DiagEngine *dia
     build_kernel(&cg);
   }
   if (cg.smem_bytes < m->smem_buffers_end) cg.smem_bytes = m->smem_buffers_end;
-  int64_t limit = cg_smem_limit(cg.capability);
+  int64_t limit = ir_smem_limit(cg.capability);
   if (cg.smem_bytes > limit)
     cg_user_error(&cg, cg.smem_over_op,
                   "the kernel needs %d bytes of shared memory per program (%d for dot operands, the "

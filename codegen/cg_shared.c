@@ -319,7 +319,7 @@ void cg_lower_local_alloc(CgCtx *cg, Op *op) {
   int64_t end = (int64_t)base + ty_numel(t) * cg_dt_bytes(t->dtype);
   LLVMValueRef off = cg_i32(cg, base);
   cg_set(cg, op->results[0], &off, 1);
-  if (end > cg_smem_limit(cg->capability) && !cg->smem_over_op)
+  if (end > ir_smem_limit(cg->capability) && !cg->smem_over_op)
     cg->smem_over_op = op; /* the operand buffers alone are too large: point at this dot */
   if (end > cg->m->smem_buffers_end) {
     cg_error(cg, op, "local_alloc buffer lies outside the allocated shared memory");

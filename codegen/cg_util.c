@@ -216,10 +216,6 @@ void cg_user_error(CgCtx *cg, const Op *op, const char *fmt, ...) {
   va_end(ap);
 }
 
-int64_t cg_smem_limit(int capability) {
-  return ir_smem_limit(capability);
-}
-
 /* Over the limit is the user's problem (blocks too large), reported by
  * cg_compile once the kernel is built, at the first op that went over. */
 void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes) {
@@ -227,7 +223,7 @@ void cg_smem_request(CgCtx *cg, const Op *op, int64_t bytes) {
    * wgmma, ldmatrix in other warps) may still be at it. */
   if (cg->scratch_base < cg->m->smem_buffers_end) cg_barrier(cg);
   bytes += cg->scratch_base;
-  if (bytes > cg_smem_limit(cg->capability) && !cg->smem_over_op) cg->smem_over_op = op;
+  if (bytes > ir_smem_limit(cg->capability) && !cg->smem_over_op) cg->smem_over_op = op;
   if (bytes > INT32_MAX) bytes = INT32_MAX;
   if (bytes > cg->smem_bytes) cg->smem_bytes = (int)bytes;
 }

@@ -118,7 +118,7 @@ int pass_tma_map(IrModule *m, const IrTmaDesc *d);
  * with mbar_wait %bars, %rd, %ph (the ring's barriers defined outside, the
  * read slot and its phase iter args), the slot advances by one modulo S
  * (`select(rd + 1 == S, 0, rd + 1)` yielded) and at least min_announced
- * stages are announced on %bars before the loop (the prologue fills S - 1:
+ * (>= 1) stages are announced on %bars before the loop (the prologue fills S - 1:
  * dot-ahead needs the next slot issued before the loop, 2; a producer warp
  * refills slots itself, 1)?  IR written by hand to `tlc opt` may differ;
  * then passes leave the loop alone.  (pipeline.c) */

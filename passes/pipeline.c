@@ -781,7 +781,7 @@ bool pass_tma_ring_loop(const Op *loop, int min_announced, Value **bars, Value *
   int announced = 0;
   for (const Op *op = loop->parent->first; op && op != loop; op = op->next)
     announced += op->kind == OP_MBAR_EXPECT && op->operands[0] == b;
-  if (announced < min_announced || announced < 1) return false;
+  if (announced < min_announced) return false;
   *bars = b, *rd = r, *ph = p;
   return true;
 }

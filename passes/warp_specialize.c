@@ -68,9 +68,9 @@
  * D64 unchanged. */
 enum { PRODUCER_WARPS = 4, AUTO_WARPS = 4, AUTO_MIN_DOTS = 2 };
 /* auto: when the kernel's buffers alone keep it at 2 CTAs an SM or fewer
- * (more than a third of the 232448 bytes a CTA may take), the producer
- * warpgroup costs no CTA; below it does (attention D64 b128x64: 3 -> 2). */
-static const int64_t AUTO_MIN_SMEM = 232448 / 3;
+ * (more than a third of the bytes a CTA may take, ir_smem_limit), the
+ * producer warpgroup costs no CTA; below it does (attention D64 b128x64:
+ * 3 -> 2). */
 
 /* The bytes of the shared buffers live in the loop: those allocated before
  * it at the top level (the rings, staged invariants; the epilogue's come
@@ -96,7 +96,7 @@ static bool auto_takes(const IrModule *m, const Op *loop) {
   /* two CTAs an SM start every thread at 128 registers, which must hold the
    * carried tensors (attention D128 with 128-row blocks spilled) */
   int64_t regs = ir_carried_regs(loop->regions[0], pass_threads(m));
-  return dots >= AUTO_MIN_DOTS && regs <= IR_WS_CARRIED_REGS_AT_2_CTAS && loop_buffer_bytes(m->func, loop) > AUTO_MIN_SMEM;
+  return dots >= AUTO_MIN_DOTS && regs <= IR_WS_CARRIED_REGS_AT_2_CTAS && loop_buffer_bytes(m->func, loop) > ir_smem_limit(m->capability) / 3;
 }
 
 typedef struct Ws {
@@ -377,7 +377,7 @@ static bool eligible(const IrModule *m, const Op *loop) {
  * barriers, and every ring is allocated before warp_roles and released after
  * the join, so no two rings share bytes (the producer fills the next loop's
  * ring while the consumers still read this one's).  That must fit. */
-enum { MAX_RINGS = 4, SMEM_BYTES = 232448, SMEM_ALIGN = 1024 };
+enum { MAX_RINGS = 4, SMEM_ALIGN = 1024 };
 
 static int64_t rings_bytes(const IrFunc *f, const Op *last_loop) {
   int64_t total = 0;
@@ -407,7 +407,7 @@ static void specialize(IrModule *m, Op **loops, Value **bars, Value **rds, int n
      * warpgroup would cost registers for nothing */
     if (w[i].release_prev && w[i].S < 3) goto done;
   }
-  if (n > 1 && rings_bytes(f, loops[n - 1]) > SMEM_BYTES) goto done;
+  if (n > 1 && rings_bytes(f, loops[n - 1]) > ir_smem_limit(m->capability)) goto done;
 
   /* the prefix first, then warp_roles holding the rest */
   IrBlock *fb = f->body;
