@@ -250,6 +250,29 @@ int64_t ir_carried_regs(const IrBlock *body, int64_t threads) {
   return regs;
 }
 
+/* Does the body's yield carry v, directly or through the dot_wait that
+ * completes it? */
+static bool yielded(const IrBlock *body, const Value *v) {
+  if (ir_op_uses(body->last, v)) return true;
+  for (const Op *op = body->first; op; op = op->next)
+    if (op->kind == OP_DOT_WAIT && op->nresults && ir_op_uses(op, v) && ir_op_uses(body->last, op->results[0]))
+      return true;
+  return false;
+}
+
+int64_t ir_loop_regs(const IrBlock *body, int64_t threads) {
+  int64_t widest = 0;
+  for (const Op *op = body->first; op; op = op->next) {
+    /* a dot from zero (an accumulating one's result is the carried value it
+     * replaces; one yielded, dot-ahead's S, is carried already) */
+    const Value *acc = op->kind == OP_DOT && op->noperands > 2 ? op->operands[2] : NULL;
+    if (!acc || !acc->def || acc->def->kind != OP_CONSTANT || yielded(body, op->results[0])) continue;
+    int64_t r = ty_thread_regs(op->results[0]->type, threads);
+    if (r > widest) widest = r;
+  }
+  return ir_carried_regs(body, threads) + widest;
+}
+
 bool ir_defined_outside(const IrBlock *block, const Value *v) {
   for (const IrBlock *b = v->block ? v->block : v->def ? v->def->parent : NULL; b;
        b = b->parent ? b->parent->parent : NULL)

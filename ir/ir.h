@@ -359,6 +359,9 @@ typedef struct OpAttrs {
   const char *str;         /* ASSERT message, PRINT prefix */
   bool hex;                /* PRINT: values as hexadecimal bit patterns */
   int smem_offset;         /* LOCAL_ALLOC: the buffer's byte offset (allocate-shared) */
+  int ring_phase;          /* LOCAL_ALLOC: a warp-specialized loop's ring sharing bytes with the
+                              other loops' (1, 2, ...: never read at once; allocate-shared may
+                              overlap two different phases) */
   int scratch_offset;      /* other ops: where their codegen scratch may start (allocate-shared;
                               derived, not printed) */
   int num;                 /* ASYNC_WAIT / DOT_WAIT: groups that may stay pending */
@@ -532,9 +535,17 @@ int64_t ir_carried_regs(const IrBlock *body, int64_t threads);
 /* The same, pointer tensors left out: address arithmetic, which the
  * pipeliner turns into ring slots and scalar offsets. */
 int64_t ir_carried_data_regs(const IrBlock *body, int64_t threads);
-/* Warp specialization at 2 CTAs an SM starts every thread at 128 registers:
- * a loop may carry this many beside what its body needs (attention D128
- * with 128-row blocks carried more and spilled).  The pass's auto rule and
+/* The registers a thread holds at a loop body's widest point, roughly: the
+ * carried values and, beside them, the largest dot result of the body
+ * (attention's S = q @ k^T while acc lives on). */
+int64_t ir_loop_regs(const IrBlock *body, int64_t threads);
+/* Warp specialization at 2 CTAs an SM starts every thread at 128 registers,
+ * the count ptxas compiles the kernel for: a loop may hold this many
+ * (ir_loop_regs) beside its scalars and addresses.  Attention D64 with
+ * 128-row blocks holds 130 (acc 64, S 64; 168 registers unspecialized):
+ * specialized at 2 CTAs, ptxas reported 128 registers, no spill, and the
+ * causal forward ran 6x slower on the H200 (70 against 415 TFLOP/s); D128
+ * with 128-row blocks carried more and spilled.  The pass's auto rule and
  * codegen's CTAs an SM both read it. */
 enum { IR_WS_CARRIED_REGS_AT_2_CTAS = 112 };
 /* Bytes of shared memory one program may take on a GPU of this capability

@@ -213,6 +213,7 @@ static void print_attrs(Printer *p, const Op *op) {
   default:
     break;
   }
+  if (a->ring_phase) sb_printf(&at, "%sphase=%d", SEP(), a->ring_phase);
   if (a->smem_offset) sb_printf(&at, "%ssmem=%d", SEP(), a->smem_offset);
 #undef SEP
   if (at.len) sb_printf(sb, " {%s}", at.data);

@@ -611,6 +611,7 @@ static const struct {
     A("reverse", AK_BOOL, reverse, 0, 0),
     A("descending", AK_BOOL, reverse, 0, 0),
     A("smem", AK_INT, smem_offset, 0, 1 << 30),
+    A("phase", AK_INT, ring_phase, 0, 1 << 30),
     A("num_stages", AK_INT, loop.num_stages, 0, 64),
     A("unroll", AK_INT, loop.unroll, 0, 1024),
     A("flatten", AK_BOOL, loop.flatten, 0, 0),

@@ -8,7 +8,9 @@
  * first-fit, largest first among overlapping ranges, 128-byte aligned (a
  * swizzled row of up to 128 bytes starts on a bank-group boundary), 1024
  * for wgmma's layouts (their swizzle pattern repeats every 1024 bytes), so two
- * buffers share bytes only when their live ranges are disjoint.  That is
+ * buffers share bytes only when their live ranges are disjoint, or when
+ * they are rings of different attr.ring_phase (warp-specialize drains one
+ * group of loops' rings before the producer fills the next's).  That is
  * safe because every local_alloc of a value starts with a barrier (codegen)
  * and a pipelined ring's first copies follow one (pipeline.c): the readers
  * of whatever lived there before are done.  m->smem_buffers_end is the end
@@ -114,6 +116,8 @@ int pass_allocate_shared(IrModule *m, StrBuf *errors) {
       for (int k = 0; k < i; k++) {
         Buf *o = &a.bufs.data[k];
         bool live = b->start <= o->end && o->start <= b->end;
+        int pb = b->op->attr.ring_phase, po = o->op->attr.ring_phase;
+        if (pb && po && pb != po) live = false; /* rings warp-specialize drains in between */
         bool bytes = off < o->offset + o->bytes && o->offset < off + b->bytes;
         if (live && bytes) {
           off = (o->offset + o->bytes + align - 1) & ~(align - 1);

@@ -40,8 +40,10 @@
  *
  * The slot released at the end of iteration j: rd when every wgmma issued
  * in the body is complete at the yield (the last dot_wait {num=0}); rd-1
- * (from iteration 1 on) when one async dot stays in flight across the back
- * edge (matmul's `acc += dot`, dot_wait {num=1}).  A fresh mbarrier counts
+ * (from iteration 1 on) when the last dot_wait leaves one group in flight
+ * across the back edge (matmul's `acc += dot`; attention backward's dV and
+ * dK dots): groups complete in order, so every earlier one, the previous
+ * iteration's among them, is done.  A fresh mbarrier counts
  * its phase -1 as complete, so the first fill of each slot does not wait.
  * The join keeps the producer's last arrivals on %bars (stages past the
  * loop's end announce no bytes) before the barriers' bytes are reused.
@@ -50,12 +52,14 @@
  * auto), or for every loop when the compile option says 1 (none when it
  * says -1); and only when the
  * copies' inputs are scalars, the loop stands at the top level (the
- * producer runs it exactly as often as the consumers) and is the kernel's
- * only TMA ring.  m->producer_warps becomes 4 (a warpgroup: setmaxnreg and
+ * producer runs it exactly as often as the consumers) and its ring, with
+ * those of the kernel's other TMA ring loops (up to 4, taken together),
+ * fits: side by side or sharing bytes (below).  m->producer_warps becomes 4 (a warpgroup: setmaxnreg and
  * the named barriers count whole warpgroups); one of them issues. */
 #include "passes/pass_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* auto takes the loops marked tl.range(warp_specialize=True) and the
  * attention-like ones auto_takes() picks.  On the H100 (every loop
@@ -94,10 +98,13 @@ static bool auto_takes(const IrModule *m, const Op *loop) {
   int dots = 0;
   for (const Op *op = loop->regions[0]->first; op; op = op->next) dots += op->kind == OP_DOT;
   /* two CTAs an SM start every thread at 128 registers, which must hold the
-   * carried tensors (attention D128 with 128-row blocks spilled) */
-  int64_t regs = ir_carried_regs(loop->regions[0], pass_threads(m));
+   * carried tensors and the widest dot result beside them (attention D128
+   * with 128-row blocks spilled; D64's ran 6x slower) */
+  int64_t regs = ir_loop_regs(loop->regions[0], pass_threads(m));
   return dots >= AUTO_MIN_DOTS && regs <= IR_WS_CARRIED_REGS_AT_2_CTAS && loop_buffer_bytes(m->func, loop) > ir_smem_limit(m->capability) / 3;
 }
+
+enum { MAX_RING_BUFS = 8 };
 
 typedef struct Ws {
   IrModule *m;
@@ -111,11 +118,15 @@ typedef struct Ws {
   Op *expect;                  /* the body's mbar_expect */
   Op *refill_barrier;          /* the body's barrier before the refill */
   Op *inval;                   /* mbar_inval %bars after the loop (a barrier before it) */
+  Op *rings[MAX_RING_BUFS];    /* the ring's buffers (local_alloc), each once */
+  int nrings;
   bool release_prev;           /* one async dot stays in flight: release slot rd-1 */
   ValueMap *vm;                /* originals -> the producer's clones (shared by the loops) */
   uint8_t *prefix;             /* by Op.id: stays before warp_roles (shared by the loops) */
   uint8_t *need;               /* by Op.id: a body op the producer runs */
   uint8_t *need_arg;           /* by body arg index */
+  uint8_t *carry;              /* by body arg index: a later loop's copies start from its result */
+  const Value *missing;        /* build_producer: the earlier loop's result it lacked */
 } Ws;
 
 static bool is_fill(const Ws *w, const Op *op) {
@@ -163,7 +174,7 @@ static bool analyze(Ws *w) {
                                              w->expect->operands[1])
       goto no;
   if (nasync && (async_after_wait || !last_wait)) goto no;
-  if (nasync && last_wait->attr.num == 1 && nasync == 1) w->release_prev = true;
+  if (nasync && last_wait->attr.num == 1) w->release_prev = true;
   else if (nasync && last_wait->attr.num != 0) goto no;
   /* the refill barrier: only pure ops between it and the first refill
    * (nothing else relies on it) */
@@ -195,6 +206,7 @@ static bool in_body(const Ws *w, const Value *v) {
 static bool outer_clone(Ws *w, IrBuilder *b, Value *v) {
   if (!v || !v->def || (v->def && w->prefix[v->def->id]) || vmap_get(w->vm, v) != v) return true;
   Op *d = v->def;
+  if (d->kind == OP_FOR) w->missing = v; /* (an earlier producer loop may carry it: specialize) */
   if (d->parent != w->f->body || !recomputable(d)) return false;
   for (int i = 0; i < d->noperands; i++)
     if (!outer_clone(w, b, d->operands[i])) return false;
@@ -220,13 +232,19 @@ static bool mark_body(Ws *w, Value *v) {
   return true;
 }
 
-/* Region 0: the prologue's copies, then the loop of waits and refills. */
-static bool build_producer(Ws *w, IrBlock *region, Value *empty, bool last) {
+/* Region 0: the prologue's copies, then the loop of waits and refills;
+ * first, when the ring shares bytes with the previous loop's, the wait on
+ * that loop's drain barrier. */
+static bool build_producer(Ws *w, IrBlock *region, Value *empty, Value *drain, bool last) {
   IrModule *m = w->m;
   IrBuilder b;
   irb_init(&b, m, w->f, region);
   b.loc = w->loop->loc;
   const Type *i32 = ty_scalar(m->ctx, DT_I32);
+  if (drain) {
+    Value *zero = irb_const_int(&b, i32, 0), *ops[3] = {drain, zero, zero};
+    irb_op(&b, OP_MBAR_WAIT, ops, 3, NULL);
+  }
   for (int i = 0; i < w->nfills; i++) {
     Op *op = w->fills[i];
     if (op->parent == w->body) continue;
@@ -308,21 +326,32 @@ fail:
  * The last loop's barrier before its mbar_inval becomes the join; an earlier
  * loop's mbar_inval moves after `last_inval` (the producer may still announce
  * stages past that loop's end until the join; its barrier stays, for the
- * consumers). */
-static void rewrite_consumers(Ws *w, Value *empty, Op *last_inval) {
+ * consumers).  With a drain barrier (the next loop's ring shares bytes with
+ * this one's), each warp arrives on it after that barrier, once no wgmma of
+ * its own is in flight. */
+static void rewrite_consumers(Ws *w, Value *empty, Value *drain, Op *last_inval) {
   IrModule *m = w->m;
   const Type *i32 = ty_scalar(m->ctx, DT_I32);
-  Op *inval = w->inval;
+  Op *inval = w->inval, *after_loop = inval->prev;
+  IrBuilder b;
+  if (drain) {
+    irb_init(&b, m, w->f, after_loop->parent);
+    b.before = after_loop->next, b.loc = after_loop->loc;
+    Op *dw = irb_op(&b, OP_DOT_WAIT, NULL, 0, NULL);
+    dw->attr.num = 0;
+    Value *ops[3] = {drain, irb_const_int(&b, i32, 0), irb_const_int(&b, ty_scalar(m->ctx, DT_I1), 1)};
+    irb_op(&b, OP_MBAR_ARRIVE, ops, 3, NULL);
+  }
   if (last_inval) {
     ir_remove(inval);
     ir_insert_after(last_inval, inval);
   } else {
-    inval->prev->attr.num = 1; /* the join */
+    after_loop->attr.num = 1; /* the join */
   }
-  IrBuilder b;
   irb_init(&b, m, w->f, inval->parent);
   b.before = inval->next, b.loc = inval->loc;
   irb_op(&b, OP_MBAR_INVAL, &empty, 1, NULL);
+  if (drain) irb_op(&b, OP_MBAR_INVAL, &drain, 1, NULL);
 
   for (int i = 0; i < w->nfills; i++) ir_remove(w->fills[i]);
   ir_remove(w->refill_barrier);
@@ -361,6 +390,10 @@ static bool mark_prefix(Ws *w, Op **init_barrier) {
     if (!view || view->kind != OP_MEMDESC_INDEX) return false;
     Op *ring = view->operands[0]->def;
     if (!ring || ring->kind != OP_LOCAL_ALLOC || ring->parent != w->f->body || ring->operands[0]) return false;
+    if (!w->prefix[ring->id]) {
+      if (w->nrings == MAX_RING_BUFS) return false;
+      w->rings[w->nrings++] = ring;
+    }
     w->prefix[ring->id] = 1;
   }
   return true;
@@ -372,56 +405,159 @@ static bool eligible(const IrModule *m, const Op *loop) {
 }
 
 /* Several ring loops (attention's causal forward: the blocks below the
- * diagonal, then the diagonal) are specialized together: the producer runs
- * their copies one loop after the other, each ring with its own empty
- * barriers, and every ring is allocated before warp_roles and released after
- * the join, so no two rings share bytes (the producer fills the next loop's
- * ring while the consumers still read this one's).  That must fit. */
-enum { MAX_RINGS = 4, SMEM_ALIGN = 1024 };
+ * diagonal, then the diagonal; the backward's four) are specialized
+ * together: the producer runs their copies one loop after the other, each
+ * ring with its own barriers.  Side by side, each ring has bytes of its own
+ * and the producer fills the next loop's first slots while the consumers
+ * still read this loop's.  When that does not fit, the loops form groups of
+ * consecutive ones, each as many as fit side by side (the backward's dK/dV
+ * loops, then its dQ loops), and the groups' rings share bytes: group g's
+ * buffers get attr.ring_phase g+1, which allocate-shared may place over
+ * another phase's, and before a group's first copy the producer waits on a
+ * drain barrier that every consumer warp arrives at once its reads of the
+ * group before are done. */
+enum { MAX_RINGS = 4, BAR_ALIGN = 128, SMEM_CTA_RESERVED = 1024 /* an SM's bytes a CTA cannot have */ };
 
-static int64_t rings_bytes(const IrFunc *f, const Op *last_loop) {
-  int64_t total = 0;
-  for (const Op *op = f->body->first; op && op != last_loop->next; op = op->next)
-    if (op->kind == OP_LOCAL_ALLOC) {
-      int64_t b = ty_numel(op->results[0]->type) * ty_elem_bytes(op->results[0]->type);
-      total += (b + SMEM_ALIGN - 1) / SMEM_ALIGN * SMEM_ALIGN;
+/* A buffer's bytes rounded up to allocate-shared's alignment (1024 for
+ * wgmma's swizzled layouts, else 128). */
+static int64_t alloc_bytes(const Op *op) {
+  const Type *t = op->results[0]->type;
+  int64_t b = ty_numel(t) * ty_elem_bytes(t), align = t->layout && t->layout->kind == LAY_SHARED && t->layout->block ? 1024 : 128;
+  return (b + align - 1) / align * align;
+}
+
+static const Op *top_level(const IrFunc *f, const Op *op) {
+  while (op->parent && op->parent != f->body && op->parent->parent) op = op->parent->parent;
+  return op;
+}
+
+/* The most bytes live while one of the loops runs: the rings of its group
+ * (group[i]), the other top-level buffers allocated before the loop and used
+ * in it or after, and those allocated inside it; a barrier array each for
+ * the empty and drain barriers. */
+static int64_t peak_bytes(IrFunc *f, const Ws *w, int n, const int *group) {
+  int nops;
+  Op **ops = ir_collect_ops(f, &nops);
+  int *pos = xcalloc(f->nops + 1, sizeof(int)), *last = xcalloc(f->nops + 1, sizeof(int));
+  uint8_t *ring = xcalloc(f->nops + 1, 1);
+  int p = 0;
+  for (Op *op = f->body->first; op; op = op->next) pos[op->id] = ++p;
+  for (int i = 0; i < nops; i++) {
+    int at = pos[top_level(f, ops[i])->id];
+    for (int k = 0; k < ops[i]->noperands; k++) {
+      const Value *v = ops[i]->operands[k];
+      if (v && v->def && v->def->kind == OP_LOCAL_ALLOC && v->def->parent == f->body && at > last[v->def->id])
+        last[v->def->id] = at;
     }
-  return total;
+  }
+  int64_t mine[MAX_RINGS] = {0}, peak = 0;
+  for (int i = 0; i < n; i++)
+    for (int r = 0; r < w[i].nrings; r++) mine[i] += alloc_bytes(w[i].rings[r]), ring[w[i].rings[r]->id] = 1;
+  for (int i = 0; i < n; i++) {
+    int64_t live = 2 * n * BAR_ALIGN;
+    for (int j = 0; j < n; j++)
+      if (group[j] == group[i]) live += mine[j];
+    for (Op *op = f->body->first; op && op != w[i].loop; op = op->next)
+      if (op->kind == OP_LOCAL_ALLOC && !ring[op->id] && last[op->id] >= pos[w[i].loop->id]) live += alloc_bytes(op);
+    for (int k = 0; k < nops; k++)
+      if (ops[k]->kind == OP_LOCAL_ALLOC && ops[k]->parent != f->body && top_level(f, ops[k]) == w[i].loop)
+        live += alloc_bytes(ops[k]);
+    if (live > peak) peak = live;
+  }
+  free(ops);
+  free(pos);
+  free(last);
+  free(ring);
+  return peak;
 }
 
 static void specialize(IrModule *m, Op **loops, Value **bars, Value **rds, int n) {
   IrFunc *f = m->func;
   Ws w[MAX_RINGS] = {0}; /* (zeroed: done frees what the loops reached) */
   ValueMap vm = {0};
+  int nops0 = f->nops; /* (the need arrays' size: build_producer adds ops) */
   uint8_t *prefix = xcalloc(f->nops + 1, 1);
   Op *init_barrier[MAX_RINGS] = {0};
   for (int i = 0; i < n; i++) {
     w[i] = (Ws){m, f, loops[i], loops[i]->regions[0], bars[i], rds[i], bars[i]->type->shape[0]};
     w[i].vm = &vm, w[i].prefix = prefix;
-    w[i].need = xcalloc(f->nops + 1, 1);
+    w[i].need = xcalloc((size_t)nops0 + 1, 1);
     w[i].need_arg = xcalloc((size_t)w[i].body->nargs + 1, 1);
+    w[i].carry = xcalloc((size_t)w[i].body->nargs + 1, 1);
     if (!analyze(&w[i]) || !mark_prefix(&w[i], &init_barrier[i])) goto done;
     /* 2 slots and one async dot in flight across the back edge (matmul): the
      * slot stage j+1 goes to is handed back at the end of iteration j, so
      * the producer could run no copy ahead of the consumers, and its
      * warpgroup would cost registers for nothing */
     if (w[i].release_prev && w[i].S < 3) goto done;
+    /* auto leaves such loops alone: attention backward's (dV and dK in
+     * flight across the back edge) lost with a producer on the H200, head
+     * dim 64 343 -> 296 TFLOP/s, 128 (on) 387 -> 175 */
+    if (w[i].release_prev && m->warp_specialize == 0 && !loops[i]->attr.loop.warp_specialize) goto done;
   }
-  if (n > 1 && rings_bytes(f, loops[n - 1]) > ir_smem_limit(m->capability)) goto done;
+  /* The groups: each loop joins the one before it while they fit in a
+   * CTA's bytes; with one consumer warpgroup (two CTAs an SM by registers,
+   * cg_ws_ctas_per_sm) first in half an SM's, when sharing makes that fit
+   * (attention D64's causal forward at 4 stages: 144 KB side by side, one
+   * CTA an SM; 80 KB shared, two, as the unspecialized kernel has). */
+  int group[MAX_RINGS] = {0};
+  int64_t limit = ir_smem_limit(m->capability);
+  for (int ctas = n > 1 && m->num_warps == AUTO_WARPS ? 2 : 1; ctas >= 1; ctas--) {
+    int64_t budget = ctas == 1 ? limit : (limit + SMEM_CTA_RESERVED) / ctas - SMEM_CTA_RESERVED;
+    for (int i = 1; i < n; i++) {
+      group[i] = group[i - 1];
+      if (peak_bytes(f, w, i + 1, group) > budget) group[i]++;
+    }
+    if (n == 1 || peak_bytes(f, w, n, group) <= budget) break;
+    if (ctas == 1) goto done;
+  }
+  bool share = group[n - 1] > 0;
 
   /* the prefix first, then warp_roles holding the rest */
   IrBlock *fb = f->body;
   Op *first = fb->first, *ret = fb->last;
   if (!ret || ret->kind != OP_RETURN) goto done;
-  Op *roles = ir_op_new(m, f, OP_WARP_ROLES, loops[0]->loc, NULL, 0, NULL, 0, 2);
-  Value *empty[MAX_RINGS];
-  Op *ealloc[MAX_RINGS];
+  Value *empty[MAX_RINGS], *drain[MAX_RINGS] = {0};
+  Op *ealloc[MAX_RINGS], *dalloc[MAX_RINGS] = {0};
   for (int i = 0; i < n; i++) {
     Value *none = NULL;
     ealloc[i] = ir_op_new(m, f, OP_LOCAL_ALLOC, loops[i]->loc, &none, 1, &bars[i]->type, 1, 0);
     empty[i] = ealloc[i]->results[0];
-    if (!build_producer(&w[i], roles->regions[0], empty[i], i == n - 1)) goto done; /* (nothing moved yet) */
+    if (i < n - 1 && group[i + 1] != group[i]) {
+      int64_t one = 1;
+      const Type *t = ty_with_shape(m->ctx, bars[i]->type, 1, &one);
+      dalloc[i] = ir_op_new(m, f, OP_LOCAL_ALLOC, loops[i]->loc, &none, 1, &t, 1, 0);
+      drain[i] = dalloc[i]->results[0];
+    }
   }
+  /* The producer's loops carry the scalars their own copies need; when a
+   * later loop's copies start from an earlier loop's result that the
+   * earlier producer loop did not carry (the coordinates its own copies
+   * compute from the induction variable), that loop carries it too and the
+   * producer is built again (nothing is moved until it is complete). */
+  Op *roles = NULL;
+  for (int attempt = 0, built = 0; !built; attempt++) {
+    roles = ir_op_new(m, f, OP_WARP_ROLES, loops[0]->loc, NULL, 0, NULL, 0, 2);
+    vmap_free(&vm);
+    vm = (ValueMap){0};
+    built = 1;
+    for (int i = 0; i < n && built; i++) {
+      memset(w[i].need, 0, (size_t)nops0 + 1);
+      memset(w[i].need_arg, 0, (size_t)w[i].body->nargs + 1);
+      for (int a = 1; a < w[i].body->nargs; a++)
+        if (w[i].carry[a] && !mark_body(&w[i], w[i].body->args[a])) goto done;
+      w[i].missing = NULL;
+      if (build_producer(&w[i], roles->regions[0], empty[i], i ? drain[i - 1] : NULL, i == n - 1)) continue;
+      const Value *r = w[i].missing;
+      int j = 0;
+      while (j < i && (!r || r->def != loops[j])) j++;
+      if (j == i || r->type->rank || w[j].carry[r->index + 1] || attempt > 4 * MAX_RINGS) goto done;
+      w[j].carry[r->index + 1] = 1;
+      built = 0;
+    }
+  }
+  for (int i = 0; i < n && share; i++)
+    for (int r = 0; r < w[i].nrings; r++) w[i].rings[r]->attr.ring_phase = group[i] + 1;
   for (Op *op = first, *next; op && op != ret; op = next) {
     next = op->next;
     if (prefix[op->id]) {
@@ -441,6 +577,13 @@ static void specialize(IrModule *m, Op **loops, Value **bars, Value **rds, int n
     einit->attr.num = m->num_warps;
     ir_insert_after(ealloc[i], einit);
     at = einit;
+    if (dalloc[i]) {
+      ir_insert_after(at, dalloc[i]);
+      Op *dinit = ir_op_new(m, f, OP_MBAR_INIT, loops[i]->loc, &drain[i], 1, NULL, 0, 0);
+      dinit->attr.num = m->num_warps;
+      ir_insert_after(dalloc[i], dinit);
+      at = dinit;
+    }
   }
   ir_insert_after(at, init_barrier[0]);
   ir_insert_after(init_barrier[0], roles);
@@ -449,8 +592,8 @@ static void specialize(IrModule *m, Op **loops, Value **bars, Value **rds, int n
     ir_remove(op);
     ir_append(roles->regions[1], op);
   }
-  rewrite_consumers(&w[n - 1], empty[n - 1], NULL);
-  for (int i = n - 2; i >= 0; i--) rewrite_consumers(&w[i], empty[i], w[n - 1].inval);
+  rewrite_consumers(&w[n - 1], empty[n - 1], NULL, NULL);
+  for (int i = n - 2; i >= 0; i--) rewrite_consumers(&w[i], empty[i], drain[i], w[n - 1].inval);
   m->producer_warps = PRODUCER_WARPS;
 done:
   vmap_free(&vm);
@@ -459,6 +602,7 @@ done:
     free(w[i].fills);
     free(w[i].need);
     free(w[i].need_arg);
+    free(w[i].carry);
   }
 }
 

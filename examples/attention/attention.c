@@ -215,6 +215,8 @@ int main(int argc, char **argv) {
       {1, 2, 384, 128, true, 128, 32, 4},
       {1, 2, 512, 128, false, 128, 128, 4, 2}, /* a ring of 2 slots the producer refills (128x128 blocks) */
       {1, 2, 384, 128, true, 128, 64, 4, 2},   /* ... the causal kernel's two rings of 2 slots */
+      {1, 2, 384, 128, true, 128, 64, 4, 4},   /* the causal kernel's two rings sharing bytes (a drain between) */
+      {1, 2, 384, 128, true, 64, 32, 4, 4},    /* ... shared to fit two CTAs an SM */
       {1, 4, 512, 64, true, 0, 0, 0},  /* autotuned over the decorator's configs */
       {1, 2, 1024, 128, false, 0, 0, 0},
   };
