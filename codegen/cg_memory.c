@@ -86,7 +86,7 @@ static Words words_for(DType d, int vec) {
 
 /* The vector whose elements 0..vec-1, in order, are el[] (each an
  * extractelement of it, seen through same-width bitcasts: what
- * cg_unpack_words made of a load), as <vec x i(eb)>; or NULL.  Storing a
+ * cg_unpack_words made of a load), as <vec x i(eb)> or <vec x d>; or NULL.  Storing a
  * loaded group as it came then takes the loaded vector itself, not a copy
  * rebuilt element by element (LLVM does not always fold the rebuild: the
  * staging of a num_stages=1 matmul kept an insertelement and a shuffle a
@@ -106,9 +106,8 @@ static LLVMValueRef packed_source(CgCtx *cg, DType d, LLVMValueRef *el, int vec,
   LLVMTypeRef t = LLVMTypeOf(src), et = LLVMGetElementType(t);
   LLVMTypeRef it = LLVMIntTypeInContext(cg->ctx, eb);
   if (LLVMGetVectorSize(t) != (unsigned)vec) return NULL;
-  if (et == it) return src;
-  if (et != cg_type(cg, d)) return NULL; /* a float of d's width: same bits */
-  return LLVMBuildBitCast(cg->b, src, LLVMVectorType(it, (unsigned)vec), "");
+  /* a float of d's width has the same bits: the caller bitcasts it to words */
+  return et == it || et == cg_type(cg, d) ? src : NULL;
 }
 
 /* Register elements -> words (integers of wbits). */
@@ -137,6 +136,8 @@ void cg_pack_words(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int
   for (int k = 0; k < w.nw; k++) out[k] = LLVMBuildExtractElement(B, v, cg_i32(cg, k), "");
 }
 
+static void unpack_vector(CgCtx *cg, DType d, LLVMValueRef v, int vec, LLVMValueRef *out);
+
 /* A g-element group of d at ptr (aligned to the whole group) stored from /
  * loaded into registers as words: one plain (vector) access. */
 void cg_store_group(CgCtx *cg, DType d, LLVMValueRef ptr, LLVMValueRef *el, int g) {
@@ -162,10 +163,43 @@ void cg_load_group(CgCtx *cg, DType d, LLVMValueRef ptr, int g, LLVMValueRef *ou
   LLVMTypeRef lt = nw == 1 ? wt : LLVMVectorType(wt, (unsigned)nw);
   LLVMValueRef ld = LLVMBuildLoad2(cg->b, lt, ptr, "");
   LLVMSetAlignment(ld, (unsigned)(g * cg_dt_bytes(d)));
-  if (nw == 1) words[0] = ld;
-  else
-    for (int k = 0; k < nw; k++) words[k] = LLVMBuildExtractElement(cg->b, ld, cg_i32(cg, k), "");
-  cg_unpack_words(cg, d, words, g, wbits, nw, out);
+  if (g == 1) {
+    words[0] = ld;
+    cg_unpack_words(cg, d, words, g, wbits, nw, out);
+  } else {
+    unpack_vector(cg, d, ld, g, out);
+  }
+}
+
+/* The vector whose elements 0..nw-1, in order, are words[] (each an
+ * extractelement of it: what cg_load_group makes of a vector load), or
+ * NULL: the words are then unpacked from it, not from a copy rebuilt word
+ * by word for InstCombine to fold. */
+static LLVMValueRef loaded_vector(LLVMValueRef *words, int nw) {
+  LLVMValueRef src = NULL;
+  for (int k = 0; k < nw; k++) {
+    LLVMValueRef x = words[k];
+    if (!LLVMIsAExtractElementInst(x)) return NULL;
+    LLVMValueRef v = LLVMGetOperand(x, 0), idx = LLVMGetOperand(x, 1);
+    if (!LLVMIsAConstantInt(idx) || LLVMConstIntGetZExtValue(idx) != (unsigned long long)k) return NULL;
+    if (k == 0) src = v;
+    else if (v != src) return NULL;
+  }
+  return LLVMGetVectorSize(LLVMTypeOf(src)) == (unsigned)nw ? src : NULL;
+}
+
+/* A group of vec elements of d held in one value (a word, or a vector of
+ * words) -> register elements.  Floats of their own width come out of the
+ * vector as they are, not through a bitcast each. */
+static void unpack_vector(CgCtx *cg, DType d, LLVMValueRef v, int vec, LLVMValueRef *out) {
+  LLVMBuilderRef B = cg->b;
+  bool same = dt_is_float(d) && d != DT_F8E4M3 && d != DT_F8E5M2;
+  LLVMTypeRef et = same ? cg_type(cg, d) : LLVMIntTypeInContext(cg->ctx, (unsigned)cg_dt_bytes(d) * 8);
+  v = LLVMBuildBitCast(B, v, LLVMVectorType(et, (unsigned)vec), "");
+  for (int k = 0; k < vec; k++) {
+    LLVMValueRef e = LLVMBuildExtractElement(B, v, cg_i32(cg, k), "");
+    out[k] = same ? e : cg_from_mem(cg, d, cg_from_bits(cg, d, e));
+  }
 }
 
 /* Words -> register elements. */
@@ -173,23 +207,17 @@ void cg_unpack_words(CgCtx *cg, DType d, LLVMValueRef *words, int vec, int wbits
                      LLVMValueRef *out) {
   Words w = {wbits, nw};
   LLVMBuilderRef B = cg->b;
-  unsigned eb = (unsigned)cg_dt_bytes(d) * 8;
-  LLVMTypeRef it = LLVMIntTypeInContext(cg->ctx, eb);
   LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)w.wbits);
   if (vec == 1) {
     out[0] = cg_from_mem(cg, d, cg_from_bits(cg, d, words[0]));
     return;
   }
-  LLVMValueRef v;
-  if (w.nw == 1) {
-    v = words[0];
-  } else {
+  LLVMValueRef v = w.nw == 1 ? words[0] : loaded_vector(words, w.nw);
+  if (!v) {
     v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)w.nw));
     for (int k = 0; k < w.nw; k++) v = LLVMBuildInsertElement(B, v, words[k], cg_i32(cg, k), "");
   }
-  v = LLVMBuildBitCast(B, v, LLVMVectorType(it, (unsigned)vec), "");
-  for (int k = 0; k < vec; k++)
-    out[k] = cg_from_mem(cg, d, cg_from_bits(cg, d, LLVMBuildExtractElement(B, v, cg_i32(cg, k), "")));
+  unpack_vector(cg, d, v, vec, out);
 }
 
 /* Asm register class and type of a word; 8-bit words live in 16-bit regs. */
@@ -268,10 +296,7 @@ static void load_group(CgCtx *cg, const Op *op, DType d, LLVMValueRef ptr, int v
       out[0] = cg_from_mem(cg, d, ld);
       return;
     }
-    if (w.nw == 1) words[0] = ld;
-    else
-      for (int k = 0; k < w.nw; k++) words[k] = LLVMBuildExtractElement(B, ld, cg_i32(cg, k), "");
-    cg_unpack_words(cg, d, words, vec, w.wbits, w.nw, out);
+    unpack_vector(cg, d, ld, vec, out);
     return;
   }
 
