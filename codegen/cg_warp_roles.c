@@ -52,26 +52,9 @@ void cg_lower_barrier(CgCtx *cg, Op *op) {
  * (setmaxnreg.inc, a multiple of 8, at most 256). */
 enum { SM_REGS = 65536, PRODUCER_REGS = 40 };
 
-/* Two CTAs an SM for one consumer warpgroup (128 registers a thread at
- * entry) unless that entry count cannot hold the work: an instruction that
- * needs more at once (ptxas fits every instruction in the entry count: a
- * wgmma m64n256's fp32 accumulator alone is 128 registers, "Insufficient
- * registers (128)"), or a loop whose carried tensors and widest dot result
- * leave too little beside them (ir_loop_regs, IR_WS_CARRIED_REGS_AT_2_CTAS). */
-int cg_ws_ctas_per_sm(const CgCtx *cg) {
-  if (cg->nthreads > 128) return 1;
-  int n;
-  Op **ops = ir_collect_ops(cg->f, &n);
-  int ctas = 2;
-  for (int i = 0; i < n; i++) {
-    const Op *op = ops[i];
-    const Layout *l = op->kind == OP_DOT ? op->results[0]->type->layout : NULL;
-    if (l && l->kind == LAY_MMA && l->version == 3 && l->instr[1] > 128) ctas = 1;
-    if (op->kind == OP_FOR && ir_loop_regs(op->regions[0], cg->nthreads) > IR_WS_CARRIED_REGS_AT_2_CTAS) ctas = 1;
-  }
-  free(ops);
-  return ctas;
-}
+/* ir_ws_ctas_per_sm: two for one consumer warpgroup unless its registers
+ * cannot hold the work at 128 a thread. */
+int cg_ws_ctas_per_sm(const CgCtx *cg) { return ir_ws_ctas_per_sm(cg->f, cg->nthreads); }
 
 static int consumer_regs(const CgCtx *cg) {
   int per_cta = SM_REGS / cg->ws_ctas_per_sm;

@@ -273,6 +273,21 @@ int64_t ir_loop_regs(const IrBlock *body, int64_t threads) {
   return ir_carried_regs(body, threads) + widest;
 }
 
+int ir_ws_ctas_per_sm(IrFunc *f, int64_t consumer_threads) {
+  if (consumer_threads > 128) return 1;
+  int n;
+  Op **ops = ir_collect_ops(f, &n);
+  int ctas = 2;
+  for (int i = 0; i < n; i++) {
+    const Op *op = ops[i];
+    const Layout *l = op->kind == OP_DOT ? op->results[0]->type->layout : NULL;
+    if (l && l->kind == LAY_MMA && l->version == 3 && l->instr[1] > 128) ctas = 1;
+    if (op->kind == OP_FOR && ir_loop_regs(op->regions[0], consumer_threads) > IR_WS_CARRIED_REGS_AT_2_CTAS) ctas = 1;
+  }
+  free(ops);
+  return ctas;
+}
+
 bool ir_defined_outside(const IrBlock *block, const Value *v) {
   for (const IrBlock *b = v->block ? v->block : v->def ? v->def->parent : NULL; b;
        b = b->parent ? b->parent->parent : NULL)

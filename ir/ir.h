@@ -548,6 +548,14 @@ int64_t ir_loop_regs(const IrBlock *body, int64_t threads);
  * with 128-row blocks carried more and spilled.  The pass's auto rule and
  * codegen's CTAs an SM both read it. */
 enum { IR_WS_CARRIED_REGS_AT_2_CTAS = 112 };
+/* The CTAs an SM a warp-specialized kernel is compiled for: 2 for one
+ * consumer warpgroup (128 registers a thread at entry) unless that entry
+ * count cannot hold the work: an instruction that needs more at once
+ * (ptxas fits every instruction in the entry count: a wgmma m64n256's fp32
+ * accumulator alone is 128 registers, "Insufficient registers (128)"), or a
+ * loop that holds more than IR_WS_CARRIED_REGS_AT_2_CTAS (ir_loop_regs);
+ * else 1.  Codegen's .minnctapersm and warp-specialize's shared rings. */
+int ir_ws_ctas_per_sm(IrFunc *f, int64_t consumer_threads);
 /* Bytes of shared memory one program may take on a GPU of this capability
  * (dynamic, opted in): what codegen checks a kernel against, and what a pass
  * that lengthens a buffer's life must stay under. */

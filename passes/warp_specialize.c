@@ -431,42 +431,37 @@ static const Op *top_level(const IrFunc *f, const Op *op) {
   return op;
 }
 
-/* The most bytes live while one of the loops runs: the rings of its group
- * (group[i]), the other top-level buffers allocated before the loop and used
- * in it or after, and those allocated inside it; a barrier array each for
- * the empty and drain barriers. */
+/* The bytes a group of loops (group[i] the group of loop i) needs: its
+ * rings, every other top-level buffer allocated before its last loop and
+ * those allocated inside its loops, and a barrier array each for the empty
+ * and drain barriers.  Every top-level buffer before the loop counts, used
+ * there or not: the rings move before warp_roles, so allocate-shared sees
+ * them live from the kernel's start, beside a staging read before the
+ * first loop and an earlier group's operands alike.  The most over the
+ * groups. */
 static int64_t peak_bytes(IrFunc *f, const Ws *w, int n, const int *group) {
   int nops;
   Op **ops = ir_collect_ops(f, &nops);
-  int *pos = xcalloc(f->nops + 1, sizeof(int)), *last = xcalloc(f->nops + 1, sizeof(int));
   uint8_t *ring = xcalloc(f->nops + 1, 1);
-  int p = 0;
-  for (Op *op = f->body->first; op; op = op->next) pos[op->id] = ++p;
-  for (int i = 0; i < nops; i++) {
-    int at = pos[top_level(f, ops[i])->id];
-    for (int k = 0; k < ops[i]->noperands; k++) {
-      const Value *v = ops[i]->operands[k];
-      if (v && v->def && v->def->kind == OP_LOCAL_ALLOC && v->def->parent == f->body && at > last[v->def->id])
-        last[v->def->id] = at;
-    }
-  }
-  int64_t mine[MAX_RINGS] = {0}, peak = 0;
+  int64_t peak = 0;
   for (int i = 0; i < n; i++)
-    for (int r = 0; r < w[i].nrings; r++) mine[i] += alloc_bytes(w[i].rings[r]), ring[w[i].rings[r]->id] = 1;
-  for (int i = 0; i < n; i++) {
-    int64_t live = 2 * n * BAR_ALIGN;
-    for (int j = 0; j < n; j++)
-      if (group[j] == group[i]) live += mine[j];
-    for (Op *op = f->body->first; op && op != w[i].loop; op = op->next)
-      if (op->kind == OP_LOCAL_ALLOC && !ring[op->id] && last[op->id] >= pos[w[i].loop->id]) live += alloc_bytes(op);
-    for (int k = 0; k < nops; k++)
-      if (ops[k]->kind == OP_LOCAL_ALLOC && ops[k]->parent != f->body && top_level(f, ops[k]) == w[i].loop)
-        live += alloc_bytes(ops[k]);
-    if (live > peak) peak = live;
+    for (int r = 0; r < w[i].nrings; r++) ring[w[i].rings[r]->id] = 1;
+  for (int g = 0; g <= group[n - 1]; g++) {
+    int64_t bytes = 3 * n * BAR_ALIGN; /* (the full barriers of later loops too: they move before warp_roles) */
+    const Op *last = NULL;
+    for (int i = 0; i < n; i++) {
+      if (group[i] != g) continue;
+      last = w[i].loop;
+      for (int r = 0; r < w[i].nrings; r++) bytes += alloc_bytes(w[i].rings[r]);
+      for (int k = 0; k < nops; k++)
+        if (ops[k]->kind == OP_LOCAL_ALLOC && ops[k]->parent != f->body && top_level(f, ops[k]) == w[i].loop)
+          bytes += alloc_bytes(ops[k]);
+    }
+    for (const Op *op = f->body->first; op && op != last; op = op->next)
+      if (op->kind == OP_LOCAL_ALLOC && !ring[op->id]) bytes += alloc_bytes(op);
+    if (bytes > peak) peak = bytes;
   }
   free(ops);
-  free(pos);
-  free(last);
   free(ring);
   return peak;
 }
@@ -496,13 +491,14 @@ static void specialize(IrModule *m, Op **loops, Value **bars, Value **rds, int n
     if (w[i].release_prev && m->warp_specialize == 0 && !loops[i]->attr.loop.warp_specialize) goto done;
   }
   /* The groups: each loop joins the one before it while they fit in a
-   * CTA's bytes; with one consumer warpgroup (two CTAs an SM by registers,
-   * cg_ws_ctas_per_sm) first in half an SM's, when sharing makes that fit
+   * CTA's bytes; with one consumer warpgroup that codegen compiles for two
+   * CTAs an SM (ir_ws_ctas_per_sm) first in half an SM's, when sharing makes that fit
    * (attention D64's causal forward at 4 stages: 144 KB side by side, one
    * CTA an SM; 80 KB shared, two, as the unspecialized kernel has). */
   int group[MAX_RINGS] = {0};
   int64_t limit = ir_smem_limit(m->capability);
-  for (int ctas = n > 1 && m->num_warps == AUTO_WARPS ? 2 : 1; ctas >= 1; ctas--) {
+  int most = n > 1 && m->num_warps == AUTO_WARPS ? ir_ws_ctas_per_sm(f, pass_threads(m)) : 1;
+  for (int ctas = most; ctas >= 1; ctas--) {
     int64_t budget = ctas == 1 ? limit : (limit + SMEM_CTA_RESERVED) / ctas - SMEM_CTA_RESERVED;
     for (int i = 1; i < n; i++) {
       group[i] = group[i - 1];

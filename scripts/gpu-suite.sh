@@ -135,12 +135,11 @@ elif command -v compute-sanitizer >/dev/null 2>&1; then
   # go when the suite's time runs out)
   sanitize_cases=(
     "ex_attention Z1H2N256D64c/"     # seed 004: 4-D TMA rings, dot-ahead, chained wgmma (p as register A), fwd and bwd
-    "ex_attention Z1H2N256D64c/ ws"  # the same, warp-specialized (TLC_WARP_SPECIALIZE=1): producer warp, empty-slot mbarriers, named barriers, setmaxnreg
+    "ex_attention Z1H2N256D64c/ ws"  # the same, warp-specialized (TLC_WARP_SPECIALIZE=1): producer warp, empty-slot mbarriers, named barriers, setmaxnreg; the backward's four rings in two groups sharing bytes (a drain barrier), slots handed back one late
     "ex_attention D128/b128x64/w4"   # consumer-warpgroups: the forward on two consumer warpgroups beside the producer (12 warps), rings of 3 and 4 slots
     "ex_attention Z1H2N384D128c/"    # the backward at head dim 128 on 4 warps, split for registers (8 warps, no producer)
     "ex_attention /s2"               # 2-stage forwards: rings of 2 slots the producer refills (one stage announced before the loop)
     "ex_attention /w4/s4"            # rings of 4 slots; the causal forwards' two rings sharing bytes, a drain barrier between the loops
-    "ex_attention D128c/b128x32 ws"  # the backward warp-specialized (on): four rings in two groups sharing bytes, slots handed back one late
     "ex_attention_000 B2H2N384D128"  # seed 000: its dK/dV kernel split (128-row KV blocks)
     "ex_attention_000 B1H3N200D64c"  # seed 000's forward, every 4-warp block shape: K^T (transposed) and V by TMA, zero fill past seq_len
     "ex_matmul_forms 333x272 ws"     # matmul warp-specialized: one wgmma in flight across the back edge, slots handed back one late
