@@ -539,8 +539,10 @@ int64_t ir_carried_data_regs(const IrBlock *body, int64_t threads);
  * carried values and, beside them, the largest dot result of the body
  * (attention's S = q @ k^T while acc lives on). */
 int64_t ir_loop_regs(const IrBlock *body, int64_t threads);
-/* Warp specialization at 2 CTAs an SM starts every thread at 128 registers,
- * the count ptxas compiles the kernel for: a loop may hold this many
+/* Warp specialization at 2 CTAs an SM starts every thread at 128 registers
+ * (the count ptxas reports for the kernel, whatever setmaxnreg.inc asks
+ * later; whether ptxas allocates past it in the consumers' code is not
+ * established, the timings below say it did not help): a loop may hold this many
  * (ir_loop_regs) beside its scalars and addresses.  Attention D64 with
  * 128-row blocks holds 130 (acc 64, S 64; 168 registers unspecialized):
  * specialized at 2 CTAs, ptxas reported 128 registers, no spill, and the
