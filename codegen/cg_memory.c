@@ -171,23 +171,6 @@ void cg_load_group(CgCtx *cg, DType d, LLVMValueRef ptr, int g, LLVMValueRef *ou
   }
 }
 
-/* The vector whose elements 0..nw-1, in order, are words[] (each an
- * extractelement of it: what cg_load_group makes of a vector load), or
- * NULL: the words are then unpacked from it, not from a copy rebuilt word
- * by word for InstCombine to fold. */
-static LLVMValueRef loaded_vector(LLVMValueRef *words, int nw) {
-  LLVMValueRef src = NULL;
-  for (int k = 0; k < nw; k++) {
-    LLVMValueRef x = words[k];
-    if (!LLVMIsAExtractElementInst(x)) return NULL;
-    LLVMValueRef v = LLVMGetOperand(x, 0), idx = LLVMGetOperand(x, 1);
-    if (!LLVMIsAConstantInt(idx) || LLVMConstIntGetZExtValue(idx) != (unsigned long long)k) return NULL;
-    if (k == 0) src = v;
-    else if (v != src) return NULL;
-  }
-  return LLVMGetVectorSize(LLVMTypeOf(src)) == (unsigned)nw ? src : NULL;
-}
-
 /* A group of vec elements of d held in one value (a word, or a vector of
  * words) -> register elements.  Floats of their own width come out of the
  * vector as they are, not through a bitcast each. */
@@ -212,8 +195,8 @@ void cg_unpack_words(CgCtx *cg, DType d, LLVMValueRef *words, int vec, int wbits
     out[0] = cg_from_mem(cg, d, cg_from_bits(cg, d, words[0]));
     return;
   }
-  LLVMValueRef v = w.nw == 1 ? words[0] : loaded_vector(words, w.nw);
-  if (!v) {
+  LLVMValueRef v = words[0];
+  if (w.nw > 1) {
     v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)w.nw));
     for (int k = 0; k < w.nw; k++) v = LLVMBuildInsertElement(B, v, words[k], cg_i32(cg, k), "");
   }

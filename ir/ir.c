@@ -304,6 +304,10 @@ bool ir_op_uses(const Op *op, const Value *v) {
   return false;
 }
 
+int64_t ir_smem_align(const Type *t) {
+  return t->layout && t->layout->kind == LAY_SHARED && t->layout->block ? 1024 : 128;
+}
+
 int64_t ir_smem_limit(int capability) {
   return capability >= 90 ? 232448 : capability >= 80 ? 166912 : 98304;
 }

@@ -557,6 +557,9 @@ enum { IR_WS_CARRIED_REGS_AT_2_CTAS = 112 };
  * loop that holds more than IR_WS_CARRIED_REGS_AT_2_CTAS (ir_loop_regs);
  * else 1.  Codegen's .minnctapersm and warp-specialize's shared rings. */
 int ir_ws_ctas_per_sm(IrFunc *f, int64_t consumer_threads);
+/* The alignment allocate-shared gives a buffer of type t: 1024 for wgmma's
+ * swizzled layouts (the swizzle pattern repeats every 1024 bytes), else 128. */
+int64_t ir_smem_align(const Type *t);
 /* Bytes of shared memory one program may take on a GPU of this capability
  * (dynamic, opted in): what codegen checks a kernel against, and what a pass
  * that lengthens a buffer's life must stay under. */

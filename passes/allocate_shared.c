@@ -56,8 +56,7 @@ static void scan(Alloc *a, IrBlock *b) {
   for (Op *op = b->first; op; op = op->next) {
     if (op->kind == OP_LOCAL_ALLOC) {
       const Type *t = op->results[0]->type;
-      int64_t align = t->layout && t->layout->kind == LAY_SHARED && t->layout->block ? 1024 : 128;
-      Buf buf = {op, ty_numel(t) * ty_elem_bytes(t), align, a->pos[op->id], a->pos[op->id], 0};
+      Buf buf = {op, ty_numel(t) * ty_elem_bytes(t), ir_smem_align(t), a->pos[op->id], a->pos[op->id], 0};
       VEC_PUSH(a->bufs, buf);
     }
     for (int r = 0; r < op->nregions; r++) scan(a, op->regions[r]);

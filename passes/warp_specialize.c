@@ -418,17 +418,15 @@ static bool eligible(const IrModule *m, const Op *loop) {
  * group before are done. */
 enum { MAX_RINGS = 4, BAR_ALIGN = 128, SMEM_CTA_RESERVED = 1024 /* an SM's bytes a CTA cannot have */ };
 
-/* A buffer's bytes rounded up to allocate-shared's alignment (1024 for
- * wgmma's swizzled layouts, else 128). */
+/* A buffer's bytes rounded up to allocate-shared's alignment. */
 static int64_t alloc_bytes(const Op *op) {
   const Type *t = op->results[0]->type;
-  int64_t b = ty_numel(t) * ty_elem_bytes(t), align = t->layout && t->layout->kind == LAY_SHARED && t->layout->block ? 1024 : 128;
-  return (b + align - 1) / align * align;
+  int64_t align = ir_smem_align(t);
+  return (ty_numel(t) * ty_elem_bytes(t) + align - 1) / align * align;
 }
 
-static const Op *top_level(const IrFunc *f, const Op *op) {
-  while (op->parent && op->parent != f->body && op->parent->parent) op = op->parent->parent;
-  return op;
+static void add_alloc_bytes(Op *op, void *ud) {
+  if (op->kind == OP_LOCAL_ALLOC) *(int64_t *)ud += alloc_bytes(op);
 }
 
 /* The bytes a group of loops (group[i] the group of loop i) needs: its
@@ -440,8 +438,6 @@ static const Op *top_level(const IrFunc *f, const Op *op) {
  * first loop and an earlier group's operands alike.  The most over the
  * groups. */
 static int64_t peak_bytes(IrFunc *f, const Ws *w, int n, const int *group) {
-  int nops;
-  Op **ops = ir_collect_ops(f, &nops);
   uint8_t *ring = xcalloc(f->nops + 1, 1);
   int64_t peak = 0;
   for (int i = 0; i < n; i++)
@@ -453,15 +449,12 @@ static int64_t peak_bytes(IrFunc *f, const Ws *w, int n, const int *group) {
       if (group[i] != g) continue;
       last = w[i].loop;
       for (int r = 0; r < w[i].nrings; r++) bytes += alloc_bytes(w[i].rings[r]);
-      for (int k = 0; k < nops; k++)
-        if (ops[k]->kind == OP_LOCAL_ALLOC && ops[k]->parent != f->body && top_level(f, ops[k]) == w[i].loop)
-          bytes += alloc_bytes(ops[k]);
+      ir_walk(w[i].body, add_alloc_bytes, &bytes);
     }
     for (const Op *op = f->body->first; op && op != last; op = op->next)
       if (op->kind == OP_LOCAL_ALLOC && !ring[op->id]) bytes += alloc_bytes(op);
     if (bytes > peak) peak = bytes;
   }
-  free(ops);
   free(ring);
   return peak;
 }
