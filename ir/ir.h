@@ -542,12 +542,13 @@ int64_t ir_loop_regs(const IrBlock *body, int64_t threads);
 /* Warp specialization at 2 CTAs an SM starts every thread at 128 registers.
  * A loop may hold this many (ir_loop_regs) for that to pay, by measurement:
  * attention D64 with 128-row blocks holds 130 (acc 64, S 64; 168 registers
- * unspecialized) and, specialized at 2 CTAs (ptxas reported 128 registers,
- * no spill), its causal forward ran 6x slower on the H200 (70 against 415
- * TFLOP/s; the cause is not established: ptxas compiles the consumers' code
- * for the setmaxnreg.inc value, not the reported count); D128 with 128-row
- * blocks carried more and spilled.  The pass's auto rule and codegen's CTAs
- * an SM both read it. */
+ * unspecialized) and, specialized at 2 CTAs, its causal forward ran 6x
+ * slower on the H200 (70 against 415 TFLOP/s).  The cause (session 23,
+ * bench/results/2026-11-30-h200-session23.md §4): the driver's linker, which
+ * the runtime compiles PTX with, drops setmaxnreg, so the consumers keep the
+ * entry count and spill past it, where ptxas (which keeps it) reports none.
+ * D128 with 128-row blocks carried more and spilled.  The pass's auto rule and
+ * codegen's CTAs an SM both read it. */
 enum { IR_WS_CARRIED_REGS_AT_2_CTAS = 112 };
 /* The CTAs an SM a warp-specialized kernel is compiled for: 2 for one
  * consumer warpgroup (128 registers a thread at entry) unless that entry
