@@ -136,21 +136,32 @@ void cg_pack_words(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int
   for (int k = 0; k < w.nw; k++) out[k] = LLVMBuildExtractElement(B, v, cg_i32(cg, k), "");
 }
 
+/* Register elements -> what a plain store of the group writes: one word, or
+ * a vector of nw words.  A group that is a loaded vector's elements is that
+ * vector (bitcast to words), not its words taken out and put back one by one
+ * (an extractelement and an insertelement a word for O3 to fold). */
+static LLVMValueRef pack_group(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int nw) {
+  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
+  if (nw > 1 && d != DT_I1 && d != DT_PTR) {
+    LLVMValueRef src = packed_source(cg, d, el, vec, (unsigned)cg_dt_bytes(d) * 8);
+    if (src) return LLVMBuildBitCast(cg->b, src, LLVMVectorType(wt, (unsigned)nw), "");
+  }
+  LLVMValueRef words[4];
+  cg_pack_words(cg, d, el, vec, wbits, nw, words);
+  if (nw == 1) return words[0];
+  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)nw));
+  for (int k = 0; k < nw; k++) v = LLVMBuildInsertElement(cg->b, v, words[k], cg_i32(cg, k), "");
+  return v;
+}
+
 static void unpack_vector(CgCtx *cg, DType d, LLVMValueRef v, int vec, LLVMValueRef *out);
 
 /* A g-element group of d at ptr (aligned to the whole group) stored from /
  * loaded into registers as words: one plain (vector) access. */
 void cg_store_group(CgCtx *cg, DType d, LLVMValueRef ptr, LLVMValueRef *el, int g) {
   int wbits, nw;
-  LLVMValueRef words[4];
   cg_words_for(d, g, &wbits, &nw);
-  cg_pack_words(cg, d, el, g, wbits, nw, words);
-  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
-  LLVMValueRef v = words[0];
-  if (nw > 1) {
-    v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)nw));
-    for (int k = 0; k < nw; k++) v = LLVMBuildInsertElement(cg->b, v, words[k], cg_i32(cg, k), "");
-  }
+  LLVMValueRef v = pack_group(cg, d, el, g, wbits, nw);
   LLVMValueRef st = LLVMBuildStore(cg->b, v, ptr);
   LLVMSetAlignment(st, (unsigned)(g * cg_dt_bytes(d)));
 }
@@ -366,19 +377,13 @@ static void store_group(CgCtx *cg, const Op *op, DType d, LLVMValueRef ptr, int 
   LLVMBuilderRef B = cg->b;
   Words w = words_for(d, vec);
   const char *qual = store_qual(&op->attr);
-  LLVMValueRef words[4];
-  cg_pack_words(cg, d, val, vec, w.wbits, w.nw, words);
-  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)w.wbits);
   if (!pred && !*qual) {
-    LLVMValueRef v = words[0];
-    if (w.nw > 1) {
-      v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)w.nw));
-      for (int k = 0; k < w.nw; k++) v = LLVMBuildInsertElement(B, v, words[k], cg_i32(cg, k), "");
-    }
-    LLVMValueRef st = LLVMBuildStore(B, v, ptr);
+    LLVMValueRef st = LLVMBuildStore(B, pack_group(cg, d, val, vec, w.wbits, w.nw), ptr);
     LLVMSetAlignment(st, (unsigned)(vec * cg_dt_bytes(d)));
     return;
   }
+  LLVMValueRef words[4];
+  cg_pack_words(cg, d, val, vec, w.wbits, w.nw, words);
   if (w.wbits == 8) words[0] = LLVMBuildZExt(B, words[0], cg->t_i16, "");
   StrBuf text, cons;
   sb_init(&text);
