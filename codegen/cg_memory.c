@@ -110,48 +110,33 @@ static LLVMValueRef packed_source(CgCtx *cg, DType d, LLVMValueRef *el, int vec,
   return et == it || et == cg_type(cg, d) ? src : NULL;
 }
 
-/* Register elements -> words (integers of wbits). */
-void cg_pack_words(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int nw,
-                   LLVMValueRef *out) {
-  Words w = {wbits, nw};
+/* Register elements -> what a plain store of the group writes: one word, or
+ * a vector of nw words of wbits.  A group that is a loaded vector's elements
+ * is that vector (packed_source), bitcast; else the elements' bits are put
+ * into one vector and bitcast to the words, never taken apart again. */
+static LLVMValueRef pack_group(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int nw) {
   LLVMBuilderRef B = cg->b;
+  if (vec == 1) return cg_to_bits(cg, d, cg_to_mem(cg, d, el[0]));
   unsigned eb = (unsigned)cg_dt_bytes(d) * 8;
-  LLVMTypeRef it = LLVMIntTypeInContext(cg->ctx, eb);
-  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)w.wbits);
-  if (vec == 1) {
-    out[0] = cg_to_bits(cg, d, cg_to_mem(cg, d, el[0]));
-    return;
-  }
   LLVMValueRef v = d == DT_I1 || d == DT_PTR ? NULL : packed_source(cg, d, el, vec, eb);
   if (!v) {
-    v = LLVMGetUndef(LLVMVectorType(it, (unsigned)vec));
+    v = LLVMGetUndef(LLVMVectorType(LLVMIntTypeInContext(cg->ctx, eb), (unsigned)vec));
     for (int k = 0; k < vec; k++)
       v = LLVMBuildInsertElement(B, v, cg_to_bits(cg, d, cg_to_mem(cg, d, el[k])), cg_i32(cg, k), "");
   }
-  if (w.nw == 1) {
-    out[0] = LLVMBuildBitCast(B, v, wt, "");
-    return;
-  }
-  v = LLVMBuildBitCast(B, v, LLVMVectorType(wt, (unsigned)w.nw), "");
-  for (int k = 0; k < w.nw; k++) out[k] = LLVMBuildExtractElement(B, v, cg_i32(cg, k), "");
+  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
+  return LLVMBuildBitCast(B, v, nw == 1 ? wt : LLVMVectorType(wt, (unsigned)nw), "");
 }
 
-/* Register elements -> what a plain store of the group writes: one word, or
- * a vector of nw words.  A group that is a loaded vector's elements is that
- * vector (bitcast to words), not its words taken out and put back one by one
- * (an extractelement and an insertelement a word for O3 to fold). */
-static LLVMValueRef pack_group(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int nw) {
-  LLVMTypeRef wt = LLVMIntTypeInContext(cg->ctx, (unsigned)wbits);
-  if (nw > 1 && d != DT_I1 && d != DT_PTR) {
-    LLVMValueRef src = packed_source(cg, d, el, vec, (unsigned)cg_dt_bytes(d) * 8);
-    if (src) return LLVMBuildBitCast(cg->b, src, LLVMVectorType(wt, (unsigned)nw), "");
+/* Register elements -> words (integers of wbits). */
+void cg_pack_words(CgCtx *cg, DType d, LLVMValueRef *el, int vec, int wbits, int nw,
+                   LLVMValueRef *out) {
+  LLVMValueRef v = pack_group(cg, d, el, vec, wbits, nw);
+  if (vec == 1 || nw == 1) {
+    out[0] = v;
+    return;
   }
-  LLVMValueRef words[4];
-  cg_pack_words(cg, d, el, vec, wbits, nw, words);
-  if (nw == 1) return words[0];
-  LLVMValueRef v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)nw));
-  for (int k = 0; k < nw; k++) v = LLVMBuildInsertElement(cg->b, v, words[k], cg_i32(cg, k), "");
-  return v;
+  for (int k = 0; k < nw; k++) out[k] = LLVMBuildExtractElement(cg->b, v, cg_i32(cg, k), "");
 }
 
 static void unpack_vector(CgCtx *cg, DType d, LLVMValueRef v, int vec, LLVMValueRef *out);
