@@ -167,6 +167,9 @@ typedef CUresult (*rt_pfn_cuTensorMapEncodeTiled)(CUtensorMap *map, int data_typ
   X(cuMemsetD8, "cuMemsetD8_v2", (CUdeviceptr dst, unsigned char value, size_t count))     \
   X(cuMemsetD32, "cuMemsetD32_v2", (CUdeviceptr dst, unsigned int value, size_t count))    \
   X(cuModuleLoadData, "cuModuleLoadData", (CUmodule *module, const void *image))           \
+  X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                              \
+    (CUmodule *module, const void *image, unsigned int noptions, CUjit_option *options,    \
+     void **values))                                                                       \
   X(cuLinkCreate, "cuLinkCreate_v2",                                                       \
     (unsigned int noptions, CUjit_option *options, void **values, CUlinkState *state))     \
   X(cuLinkAddData, "cuLinkAddData_v2",                                                     \

@@ -4,7 +4,8 @@
  * carries when it was made for this device and driver, else the PTX through
  * the driver's linker (cuLinkCreate / cuLinkAddData / cuLinkComplete, with
  * the JIT's info and error logs), whose cubin is kept in the record for the
- * disk cache — finding the entry, checking the kernel's resources
+ * disk cache, or, for a kernel with setmaxnreg, which the linker drops,
+ * through cuModuleLoadDataEx — finding the entry, checking the kernel's resources
  * against the device (threads per program against its register use, shared
  * memory against the opt-in maximum, raising the dynamic shared memory limit
  * above the default 48 KiB), the metadata record and its accessors, and
@@ -119,10 +120,64 @@ static bool rt_load_cached_cubin(tlc_runtime *rt, tlc_kernel *k) {
   return false;
 }
 
-/* The PTX through the driver's linker (its PTX JIT): the cubin it makes is
- * kept in the meta, for the disk cache, and loaded.  On failure a message
- * with the driver's error, the JIT's logs, a hint where one applies and a
- * repro command. */
+/* Does the kernel move registers between its warp roles (setmaxnreg, the
+ * warp-specialized kernels)?  The driver's linker compiles PTX as
+ * relocatable code and drops setmaxnreg there (cuobjdump of its cubin shows
+ * no USETMAXREG; CU_JIT_POSITION_INDEPENDENT_CODE 0, CU_JIT_TARGET and
+ * .maxnreg do not bring it back), so the consumers would keep the entry
+ * register count and spill past it (bench/results/2026-11-30-h200-session23.md
+ * §4, session24 §1).  Such a kernel is loaded from its PTX with
+ * cuModuleLoadDataEx, which keeps it; the driver gives no cubin back, so the
+ * disk entry keeps none and the driver's own JIT cache (~/.nv/ComputeCache)
+ * serves the next process. */
+static bool rt_moves_registers(const char *ptx) { return strstr(ptx, "setmaxnreg.") != NULL; }
+
+/* The linker's half of rt_link_ptx: PTX -> cubin, kept in the meta (for
+ * the disk cache) and loaded.  *step names the call that failed. */
+static CUresult rt_link_cubin(tlc_runtime *rt, tlc_kernel *k, CUjit_option *opts, void **vals,
+                              const char **step) {
+  const RtDriver *drv = rt->drv;
+  CUlinkState link = NULL;
+  void *cubin = NULL;
+  size_t cubin_len = 0;
+  *step = "cuLinkCreate";
+  CUresult r = drv->cuLinkCreate(4, opts, vals, &link);
+  if (r == CUDA_SUCCESS) {
+    *step = "cuLinkAddData";
+    r = drv->cuLinkAddData(link, CU_JIT_INPUT_PTX, k->meta.ptx, strlen(k->meta.ptx) + 1, k->meta.symbol, 0,
+                           NULL, NULL);
+  }
+  if (r == CUDA_SUCCESS) {
+    *step = "cuLinkComplete";
+    r = drv->cuLinkComplete(link, &cubin, &cubin_len);
+  }
+  if (r == CUDA_SUCCESS && (!cubin || !cubin_len)) r = CUDA_ERROR_INVALID_IMAGE;
+  if (r == CUDA_SUCCESS) { /* the cubin belongs to the link session: copied before it ends */
+    free(k->meta.cubin);
+    k->meta.cubin = malloc(cubin_len);
+    k->meta.cubin_len = 0;
+    if (!k->meta.cubin) {
+      *step = "malloc";
+      r = CUDA_ERROR_OUT_OF_MEMORY;
+    } else {
+      memcpy(k->meta.cubin, cubin, cubin_len);
+      k->meta.cubin_len = cubin_len;
+      k->meta.cubin_capability = rt->capability;
+      k->meta.cubin_driver = drv->version;
+      *step = "cuModuleLoadData";
+      r = drv->cuModuleLoadData(&k->module, cubin);
+      k->cubin_linked = true;
+    }
+  }
+  if (link) drv->cuLinkDestroy(link);
+  return r;
+}
+
+/* The PTX through the driver's JIT: the linker for most kernels, whose
+ * cubin is kept in the meta for the disk cache and loaded;
+ * cuModuleLoadDataEx for a kernel that moves registers (rt_moves_registers).
+ * On failure a message with the driver's error, the JIT's logs, a hint where
+ * one applies and a repro command. */
 static tlc_status rt_link_ptx(tlc_runtime *rt, tlc_kernel *k) {
   const RtDriver *drv = rt->drv;
   char *info = calloc(1, RT_LOG_BYTES), *errlog = calloc(1, RT_LOG_BYTES);
@@ -134,39 +189,19 @@ static tlc_status rt_link_ptx(tlc_runtime *rt, tlc_kernel *k) {
   CUjit_option opts[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
                           CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *vals[4] = {info, (void *)(uintptr_t)RT_LOG_BYTES, errlog, (void *)(uintptr_t)RT_LOG_BYTES};
-  CUlinkState link = NULL;
-  const char *step = "cuLinkCreate";
+  const char *step = "cuModuleLoadDataEx";
   double t0 = rt_now_ms();
-  void *cubin = NULL;
-  size_t cubin_len = 0;
-  CUresult r = drv->cuLinkCreate(4, opts, vals, &link);
-  if (r == CUDA_SUCCESS) {
-    step = "cuLinkAddData";
-    r = drv->cuLinkAddData(link, CU_JIT_INPUT_PTX, k->meta.ptx, strlen(k->meta.ptx) + 1, k->meta.symbol, 0,
-                           NULL, NULL);
+  CUresult r;
+  if (rt_moves_registers(k->meta.ptx)) {
+    free(k->meta.cubin); /* none comes back; one another driver made is of no use either */
+    k->meta.cubin = NULL, k->meta.cubin_len = 0;
+    r = drv->cuModuleLoadDataEx(&k->module, k->meta.ptx, 4, opts, vals);
+  } else {
+    r = rt_link_cubin(rt, k, opts, vals, &step);
   }
-  if (r == CUDA_SUCCESS) {
-    step = "cuLinkComplete";
-    r = drv->cuLinkComplete(link, &cubin, &cubin_len);
-  }
-  if (r == CUDA_SUCCESS && (!cubin || !cubin_len)) r = CUDA_ERROR_INVALID_IMAGE;
-  if (r == CUDA_SUCCESS) { /* the cubin belongs to the link session: copied before it ends */
-    free(k->meta.cubin);
-    k->meta.cubin = malloc(cubin_len);
-    if (k->meta.cubin) {
-      memcpy(k->meta.cubin, cubin, cubin_len);
-      k->meta.cubin_len = cubin_len;
-      k->meta.cubin_capability = rt->capability;
-      k->meta.cubin_driver = drv->version;
-    }
-    step = "cuModuleLoadData";
-    r = drv->cuModuleLoadData(&k->module, cubin);
-    k->cubin_linked = true;
-  }
-  if (link) drv->cuLinkDestroy(link);
   k->link_ms = rt_now_ms() - t0;
   tlc_status st = TLC_OK;
-  if (r == CUDA_SUCCESS && !k->meta.cubin) {
+  if (r == CUDA_ERROR_OUT_OF_MEMORY && !strcmp(step, "malloc")) {
     st = rt_fail(rt, TLC_ERR_INVALID, "kernel '%s': out of host memory", k->name);
   } else if (r != CUDA_SUCCESS) {
     k->module = NULL;

@@ -904,6 +904,39 @@ static void test_cubin_cache(void) {
   free(request);
 }
 
+/* A kernel that moves registers between warp roles (setmaxnreg) is loaded
+ * from its PTX (cuModuleLoadDataEx: the linker would drop setmaxnreg), no
+ * cubin kept; a PTX the driver rejects that way is reported with the call,
+ * the JIT's error log and a repro. */
+static void test_setmaxnreg_load(void) {
+  static const char ws[] = ".version 8.0\n.target sm_90a\n.address_size 64\n\n"
+                           ".visible .entry ws(.param .u64 x, .param .u32 n)\n{\n"
+                           "\tsetmaxnreg.inc.sync.aligned.u32 232;\n\tret;\n}\n";
+  tlc_runtime *rt = open_fake(9, 0);
+  int jits = fake->ptx_jits, loads = fake->ptx_loads, links = fake->live_links;
+  tlc_kernel *k = NULL;
+  OK(rt, tlc_kernel_from_ptx(rt, ws, "ws", 4, 0, kAddParams, 2, &k));
+  CHECK(fake->ptx_jits == jits + 1 && fake->ptx_loads == loads + 1, "a setmaxnreg kernel went through the linker");
+  CHECK(fake->live_links == links);
+  CHECK(k && !k->meta.cubin && !k->meta.cubin_len && !k->cubin_linked, "a cubin was kept for the disk cache");
+  tlc_arg args[] = {TLC_PTR(16), TLC_I32(7)};
+  OK(rt, tlc_launch(k, 2, 1, 1, NULL, args, 2));
+  /* the plain kernel beside it still links (and keeps its cubin) */
+  loads = fake->ptx_loads;
+  OK(rt, tlc_kernel_from_ptx(rt, kPtx, "add_one", 4, 0, kAddParams, 2, &k));
+  CHECK(fake->ptx_loads == loads && k->meta.cubin, "a kernel without setmaxnreg was not linked");
+  static const char bad[] = ".version 8.6\n.target sm_100a\n.address_size 64\n\n" /* not this device's */
+                            ".visible .entry ws(.param .u64 x, .param .u32 n)\n{\n"
+                            "\tsetmaxnreg.inc.sync.aligned.u32 232;\n\tret;\n}\n";
+  k = NULL;
+  CHECK(tlc_kernel_from_ptx(rt, bad, "ws", 4, 0, kAddParams, 2, &k) == TLC_ERR_LOAD && !k);
+  const char *msg = tlc_runtime_error(rt);
+  CHECK(strstr(msg, "cuModuleLoadDataEx") && strstr(msg, "the fake device cannot run this .target") &&
+            strstr(msg, "reproduce with: ptxas"),
+        "%s", msg);
+  tlc_runtime_close(rt);
+}
+
 /* A kernel whose loads became bulk tensor copies gets its tensor maps built
  * at launch from the arguments; a launch with the same arguments reuses the
  * last launch's maps (no driver call), other values build them again. */
@@ -1264,6 +1297,7 @@ int main(void) {
   test_jit();
   test_jit_desc();
   test_cubin_cache();
+  test_setmaxnreg_load();
   test_tma_memo();
   test_autotune_threads();
   test_newer_devices();

@@ -266,8 +266,10 @@ static CUresult fake_jit_check(const char *ptx, unsigned int n, CUjit_option *op
  * newline, then the PTX it came from. */
 #define FAKE_CUBIN_MAGIC "FAKECUBIN sm_"
 
-/* A module from an image: a fake cubin (of this device's capability) or PTX. */
-static CUresult cuModuleLoadData_locked(CUmodule *m, const void *image) {
+/* A module from an image: a fake cubin (of this device's capability) or PTX
+ * (the JIT's logs written through the options, as the linker writes them). */
+static CUresult cuModuleLoadData_locked(CUmodule *m, const void *image, unsigned int n, CUjit_option *opts,
+                                        void **vals) {
   CUresult r = need_ctx();
   if (r) return r;
   const char *text = image;
@@ -282,10 +284,11 @@ static CUresult cuModuleLoadData_locked(CUmodule *m, const void *image) {
     if (!text) return CUDA_ERROR_INVALID_IMAGE;
     text++;
     g_state.cubins_loaded++;
-  } else if ((r = fake_jit_check(text, 0, NULL, NULL)) != CUDA_SUCCESS) {
+  } else if ((r = fake_jit_check(text, n, opts, vals)) != CUDA_SUCCESS) {
     return r;
   } else {
     g_state.ptx_jits++;
+    g_state.ptx_loads++;
   }
   struct RtCuModule *mod = calloc(1, sizeof *mod);
   mod->ptx = strdup(text);
@@ -297,7 +300,14 @@ static CUresult cuModuleLoadData_locked(CUmodule *m, const void *image) {
 
 CUresult cuModuleLoadData(CUmodule *m, const void *image) {
   pthread_mutex_lock(&g_lock);
-  CUresult r = cuModuleLoadData_locked(m, image);
+  CUresult r = cuModuleLoadData_locked(m, image, 0, NULL, NULL);
+  pthread_mutex_unlock(&g_lock);
+  return r;
+}
+
+CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int n, CUjit_option *opts, void **vals) {
+  pthread_mutex_lock(&g_lock);
+  CUresult r = cuModuleLoadData_locked(m, image, n, opts, vals);
   pthread_mutex_unlock(&g_lock);
   return r;
 }
@@ -579,6 +589,7 @@ const rt_pfn_cuMemcpyDtoH fake_check_cuMemcpyDtoH = cuMemcpyDtoH_v2;
 const rt_pfn_cuMemsetD8 fake_check_cuMemsetD8 = cuMemsetD8_v2;
 const rt_pfn_cuMemsetD32 fake_check_cuMemsetD32 = cuMemsetD32_v2;
 const rt_pfn_cuModuleLoadData fake_check_cuModuleLoadData = cuModuleLoadData;
+const rt_pfn_cuModuleLoadDataEx fake_check_cuModuleLoadDataEx = cuModuleLoadDataEx;
 const rt_pfn_cuLinkCreate fake_check_cuLinkCreate = cuLinkCreate_v2;
 const rt_pfn_cuLinkAddData fake_check_cuLinkAddData = cuLinkAddData_v2;
 const rt_pfn_cuLinkComplete fake_check_cuLinkComplete = cuLinkComplete;

@@ -28,7 +28,8 @@ typedef struct FakeCudaState {
   unsigned char params[FAKE_MAX_PARAMS][8]; /* first 8 bytes behind each kernelParams[i] */
   int dynamic_smem_attr;          /* last MAX_DYNAMIC_SHARED_SIZE_BYTES set, -1 = never */
   int modules_loaded;             /* cuModuleLoadData calls that succeeded */
-  int ptx_jits;                   /* PTX compiled: cuLinkComplete, or cuModuleLoadData of PTX */
+  int ptx_jits;                   /* PTX compiled: cuLinkComplete, or cuModuleLoadData(Ex) of PTX */
+  int ptx_loads;                  /* of those, PTX loaded directly (cuModuleLoadData(Ex), no link) */
   int cubins_loaded;              /* cuModuleLoadData calls that took a (fake) cubin */
   int live_links;                 /* cuLinkCreate sessions not destroyed */
   int fail_cubin;                 /* N > 0: cuModuleLoadData refuses the next N cubins (NO_BINARY_FOR_GPU) */
