@@ -133,15 +133,18 @@ elif command -v compute-sanitizer >/dev/null 2>&1; then
   # (attention first: its TMA rings, mbarrier waits and early async dots
   # (dot-ahead) are the most involved; the cases after it are the first to
   # go when the suite's time runs out)
+  # (a case's third word: ws runs it with TLC_WARP_SPECIALIZE=1, every loop
+  # specialized; auto as the compiler decides by default; none: off)
   sanitize_cases=(
     "ex_attention Z1H2N256D64c/"     # seed 004: 4-D TMA rings, dot-ahead, chained wgmma (p as register A), fwd and bwd
     "ex_attention Z1H2N256D64c/ ws"  # the same, warp-specialized (TLC_WARP_SPECIALIZE=1): producer warp, empty-slot mbarriers, named barriers, setmaxnreg; the backward's four rings in two groups sharing bytes (a drain barrier), slots handed back one late
-    "ex_attention D128/b128x64/w4"   # consumer-warpgroups: the forward on two consumer warpgroups beside the producer (12 warps), rings of 3 and 4 slots
+    "ex_attention Z1H2N256D64c/b128x64 auto" # as auto compiles it: the forward on two consumer warpgroups and the producer at 2 CTAs an SM (setmaxnreg 40/96, the PTX loaded with cuModuleLoadDataEx)
+    "ex_attention D128/b128x64/w4 auto" # consumer-warpgroups: the forward on two consumer warpgroups beside the producer (12 warps), rings of 3 and 4 slots
     "ex_attention Z1H2N384D128c/"    # the backward at head dim 128 on 4 warps, split for registers (8 warps, no producer)
-    "ex_attention /s2"               # 2-stage forwards: rings of 2 slots the producer refills (one stage announced before the loop)
-    "ex_attention /w4/s4"            # rings of 4 slots; the causal forwards' two rings sharing bytes, a drain barrier between the loops
+    "ex_attention /s2 auto"          # 2-stage forwards: rings of 2 slots the producer refills (one stage announced before the loop)
+    "ex_attention /w4/s4 auto"       # rings of 4 slots; the causal forwards' two rings sharing bytes, a drain barrier between the loops
     "ex_attention_000 B2H2N384D128"  # seed 000: its dK/dV kernel split (128-row KV blocks)
-    "ex_attention_000 B1H3N200D64c"  # seed 000's forward, every 4-warp block shape: K^T (transposed) and V by TMA, zero fill past seq_len
+    "ex_attention_000 B1H3N200D64c auto" # seed 000's forward, every 4-warp block shape: K^T (transposed) and V by TMA, zero fill past seq_len
     "ex_matmul_forms 333x272 ws"     # matmul warp-specialized: one wgmma in flight across the back edge, slots handed back one late
     "ex_flash_003 n100d64"           # attention: chained mma.sync dots
     "ex_matmul_forms 333x272"        # ptr: cp.async + wgmma; block_ptr: TMA + wgmma + TMA store
@@ -153,13 +156,13 @@ elif command -v compute-sanitizer >/dev/null 2>&1; then
     set -- $c
     exe=$build/bin/$1
     [ -x "$exe" ] || continue
-    ws=${3:+1}
+    case "${3:-}" in ws) ws=1 ;; auto) ws= ;; *) ws=0 ;; esac # TLC_WARP_SPECIALIZE: on, unset (auto), off
     for tool in memcheck racecheck synccheck; do
       t=$(cap 60 "$(after 120 examples interp triton latency bench)")
       if [ "$t" -le 5 ]; then note "sanitize $1 $2 ${3:-} $tool skipped: no time left"; status_sanitize=124; continue; fi
       log="$out/sanitize-$1-$(printf %s "$2" | tr -c 'A-Za-z0-9' _)${3:+-${3:-}}-$tool.log" # one per case
       rc=0
-      TLC_WARP_SPECIALIZE=${ws:-0} timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 99 "$exe" \
+      env ${ws:+TLC_WARP_SPECIALIZE=$ws} timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 99 "$exe" \
         --only "$2" --reps 1 --warmup 0 >"$log" 2>&1 || rc=$?
       summary=$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" || echo "no summary")
       note "sanitize $1 --only $2${3:+ ($3)} $tool: exit $rc; $summary"
