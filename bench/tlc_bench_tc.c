@@ -593,6 +593,8 @@ static void bench_attention(Bench *b, int Z, int H, int N, int D, bool causal) {
   tlc_kernel_constexpr_int(fwd, "BLOCK_M", &bm), tlc_kernel_constexpr_int(fwd, "BLOCK_N", &bn);
   char config[48];
   snprintf(config, sizeof config, "%s:b%dx%d/w%d", b->fwd_cfg[0] ? "fixed" : "tuned", (int)bm, (int)bn, tlc_kernel_num_warps(fwd));
+  if (!b->fwd_cfg[0]) /* which of the decorator's configs (stages are not in the label otherwise) */
+    snprintf(config + strlen(config), sizeof config - strlen(config), "/c%d", tlc_kernel_tuned_config(fwd));
   Step sf = {.k = {fwd}, .sig = {&s}, .n = 1};
   att_fwd_grid(fwd, &gc, sf.grid[0]);
   ex_poison(ex, &O), ex_poison(ex, &M);
@@ -821,7 +823,8 @@ static void bench_a000(Bench *b, const AttIn *a, bool fwd_line, bool bwd) {
   int64_t bq, bkv;
   tlc_kernel_constexpr_int(fwd, "BLOCKSIZE_Q", &bq), tlc_kernel_constexpr_int(fwd, "BLOCKSIZE_KV", &bkv);
   char config[48];
-  snprintf(config, sizeof config, "tuned:b%dx%d/w%d", (int)bq, (int)bkv, tlc_kernel_num_warps(fwd));
+  snprintf(config, sizeof config, "tuned:b%dx%d/w%d/c%d", (int)bq, (int)bkv, tlc_kernel_num_warps(fwd),
+           tlc_kernel_tuned_config(fwd));
   Step sf = {.k = {fwd}, .sig = {&s}, .n = 1};
   att_fwd_grid(fwd, &gc, sf.grid[0]);
   ex_poison(ex, &O), ex_poison(ex, &L);
