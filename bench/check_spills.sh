@@ -6,11 +6,6 @@
 # registers (ptxas's "bytes spill stores/loads"), except the ones listed in
 # bench/known_spills.txt, a ratchet: a listed kernel may spill at most the
 # bytes listed, and one that no longer spills must be taken off the list.
-# A warp-specialized kernel (its PTX holds setmaxnreg) is assembled twice:
-# as it is, and without its setmaxnreg instructions, which is what the
-# CUDA driver's linker (tlc's runtime loads PTX through cuLink*) compiles
-# (bench/results/2026-11-30-h200-session23.md §4: the same registers and
-# stack as the linker's own log); the larger spill of the two counts.
 #
 #   check_spills.sh [BUILD_DIR [FAMILY...]]     (default build)
 #
@@ -76,19 +71,6 @@ check() {
   regs=$(echo "$info" | grep -o 'Used [0-9]* registers' | head -1)
   spills=$(echo "$info" | grep -o '[0-9]* bytes spill stores, [0-9]* bytes spill loads' | head -1)
   stores=${spills%% *}
-  if grep -q setmaxnreg "$ptx"; then
-    local linfo lspills
-    if ! linfo=$(grep -v setmaxnreg "$ptx" | "$ptxas" -arch=sm_90a -v - -o "$tmp/k.cubin" 2>&1); then
-      echo "FAIL $key: ptxas failed on the PTX without setmaxnreg: $(echo "$linfo" | head -3)"
-      fail=1
-      return
-    fi
-    lspills=$(echo "$linfo" | grep -o '[0-9]* bytes spill stores, [0-9]* bytes spill loads' | head -1)
-    if [ "${lspills%% *}" -gt "$stores" ] || { [ "${lspills%% *}" = "$stores" ] && [ "$lspills" != "$spills" ]; }; then
-      regs="$(echo "$linfo" | grep -o 'Used [0-9]* registers' | head -1) without setmaxnreg (the driver's linker)"
-      spills=$lspills stores=${lspills%% *}
-    fi
-  fi
   known=$(known_bytes "$key")
   if [ "$stores" = 0 ] && [ "${spills#* stores, }" = "0 bytes spill loads" ]; then
     if [ -n "$known" ]; then

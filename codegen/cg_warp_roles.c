@@ -45,22 +45,18 @@ void cg_lower_barrier(CgCtx *cg, Op *op) {
   join_all(cg);
 }
 
-/* Registers: the register file (64K 32-bit words an SM) split between
- * cg_ws_ctas_per_sm CTAs (.minnctapersm tells ptxas, which then knows the
- * count every thread starts with); the producer warps give theirs back down
- * to PRODUCER_REGS (setmaxnreg.dec), the consumers take the rest
+/* Registers (ir_ws_consumer_regs): every thread starts at the count
+ * cg_ws_ctas_per_sm CTAs an SM allow (.minnctapersm tells ptxas, which then
+ * knows it); the producer warps give theirs back down to IR_WS_PRODUCER_REGS
+ * (setmaxnreg.dec), the consumers take the rest of the CTA's allocation
  * (setmaxnreg.inc, a multiple of 8, at most 256). */
-enum { SM_REGS = 65536, PRODUCER_REGS = 40 };
 
-/* ir_ws_ctas_per_sm: two for one consumer warpgroup unless its registers
- * cannot hold the work at 128 a thread. */
+/* ir_ws_ctas_per_sm: two for one or two consumer warpgroups unless their
+ * registers cannot hold the work there. */
 int cg_ws_ctas_per_sm(const CgCtx *cg) { return ir_ws_ctas_per_sm(cg->f, cg->nthreads); }
 
 static int consumer_regs(const CgCtx *cg) {
-  int per_cta = SM_REGS / cg->ws_ctas_per_sm;
-  int r = (per_cta - PRODUCER_REGS * (cg->launch_threads - cg->nthreads)) / cg->nthreads;
-  r &= ~7;
-  return r > 256 ? 256 : r;
+  return ir_ws_consumer_regs(cg->ws_ctas_per_sm, cg->nthreads, cg->launch_threads - cg->nthreads);
 }
 
 static void setmaxnreg(CgCtx *cg, bool inc, int regs) {
@@ -83,7 +79,7 @@ void cg_lower_warp_roles(CgCtx *cg, Op *op) {
   LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntUGE, cg->tid, cg_i32(cg, cg->nthreads), ""), prod, cons);
 
   LLVMPositionBuilderAtEnd(cg->b, prod);
-  if (cg->capability == 90) setmaxnreg(cg, false, PRODUCER_REGS);
+  if (cg->capability == 90) setmaxnreg(cg, false, IR_WS_PRODUCER_REGS);
   LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntULT, cg->tid, cg_i32(cg, cg->nthreads + 32), ""), lead, join);
   LLVMPositionBuilderAtEnd(cg->b, lead);
   cg->role = CG_ROLE_PRODUCER;

@@ -273,16 +273,40 @@ int64_t ir_loop_regs(const IrBlock *body, int64_t threads) {
   return ir_carried_regs(body, threads) + widest;
 }
 
+int64_t ir_loop_data_regs(const IrBlock *body, int64_t threads) {
+  return ir_loop_regs(body, threads) - ir_carried_regs(body, threads) + ir_carried_data_regs(body, threads);
+}
+
+int ir_ws_entry_regs(int ctas, int64_t launch_threads) {
+  int64_t r = IR_SM_REGS / (ctas * launch_threads) & ~7;
+  return r > 256 ? 256 : (int)r;
+}
+
+int ir_ws_consumer_regs(int ctas, int64_t consumer_threads, int64_t producer_threads) {
+  int64_t pool = (int64_t)ir_ws_entry_regs(ctas, consumer_threads + producer_threads) *
+                 (consumer_threads + producer_threads);
+  int64_t r = (pool - IR_WS_PRODUCER_REGS * producer_threads) / consumer_threads & ~7;
+  return r > 256 ? 256 : (int)r;
+}
+
+bool ir_ws_loop_fits_2_ctas(int64_t loop_regs, int64_t consumer_threads) {
+  if (consumer_threads <= IR_WARPGROUP_THREADS) return loop_regs <= IR_WS_CARRIED_REGS_AT_2_CTAS;
+  if (consumer_threads > 2 * IR_WARPGROUP_THREADS) return false;
+  return loop_regs + IR_WS_SPLIT_HEADROOM_REGS <= ir_ws_consumer_regs(2, consumer_threads, IR_WARPGROUP_THREADS);
+}
+
 int ir_ws_ctas_per_sm(IrFunc *f, int64_t consumer_threads) {
-  if (consumer_threads > 128) return 1;
+  if (consumer_threads > 2 * IR_WARPGROUP_THREADS) return 1;
+  int entry = ir_ws_entry_regs(2, consumer_threads + IR_WARPGROUP_THREADS);
   int n;
   Op **ops = ir_collect_ops(f, &n);
   int ctas = 2;
   for (int i = 0; i < n; i++) {
     const Op *op = ops[i];
     const Layout *l = op->kind == OP_DOT ? op->results[0]->type->layout : NULL;
-    if (l && l->kind == LAY_MMA && l->version == 3 && l->instr[1] > 128) ctas = 1;
-    if (op->kind == OP_FOR && ir_loop_regs(op->regions[0], consumer_threads) > IR_WS_CARRIED_REGS_AT_2_CTAS) ctas = 1;
+    if (l && l->kind == LAY_MMA && l->version == 3 && l->instr[1] > entry) ctas = 1;
+    if (op->kind == OP_FOR && !ir_ws_loop_fits_2_ctas(ir_loop_regs(op->regions[0], consumer_threads), consumer_threads))
+      ctas = 1;
   }
   free(ops);
   return ctas;

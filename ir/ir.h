@@ -539,23 +539,49 @@ int64_t ir_carried_data_regs(const IrBlock *body, int64_t threads);
  * carried values and, beside them, the largest dot result of the body
  * (attention's S = q @ k^T while acc lives on). */
 int64_t ir_loop_regs(const IrBlock *body, int64_t threads);
-/* Warp specialization at 2 CTAs an SM starts every thread at 128 registers.
- * A loop may hold this many (ir_loop_regs) for that to pay, by measurement:
+/* ir_loop_regs with pointer tensors left out of the carried values (before
+ * the pipeliner, which turns address arithmetic into ring slots). */
+int64_t ir_loop_data_regs(const IrBlock *body, int64_t threads);
+/* Warp specialization's registers.  An SM has IR_SM_REGS; every thread of a
+ * kernel compiled for `ctas` CTAs an SM (.minnctapersm) starts at
+ * ir_ws_entry_regs (a multiple of 8, at most 256); the producer warpgroup
+ * gives its back down to IR_WS_PRODUCER_REGS (setmaxnreg.dec) and the
+ * consumers take the rest of the CTA's allocation, entry count times
+ * threads (setmaxnreg.inc blocks until the CTA's pool has what it asks, so
+ * asking more than that pool would hang): ir_ws_consumer_regs.  The producer
+ * keeps 24 (FlashAttention-3's count; at 40 the consumers of seed 000's
+ * causal D64 forward at two CTAs got 96 and spilled 24-28 bytes, at 24 they
+ * get 104 and do not).  The driver's linker drops setmaxnreg; the runtime
+ * loads such kernels from their PTX (runtime/kernel.c rt_moves_registers). */
+enum { IR_SM_REGS = 65536, IR_WARPGROUP_THREADS = 128, IR_WS_PRODUCER_REGS = 24 };
+int ir_ws_entry_regs(int ctas, int64_t launch_threads);
+int ir_ws_consumer_regs(int ctas, int64_t consumer_threads, int64_t producer_threads);
+/* One consumer warpgroup at 2 CTAs an SM (232 registers a consumer): a loop
+ * may hold this many (ir_loop_regs) for that to pay, by measurement:
  * attention D64 with 128-row blocks holds 130 (acc 64, S 64; 168 registers
- * unspecialized) and, specialized at 2 CTAs, its causal forward ran 6x
- * slower on the H200 (70 against 415 TFLOP/s).  The cause (session 23,
- * bench/results/2026-11-30-h200-session23.md §4): the driver's linker, which
- * the runtime compiles PTX with, drops setmaxnreg, so the consumers keep the
- * entry count and spill past it, where ptxas (which keeps it) reports none.
- * D128 with 128-row blocks carried more and spilled.  The pass's auto rule and
- * codegen's CTAs an SM both read it. */
+ * unspecialized); specialized at 2 CTAs its forward ran 449 TFLOP/s against
+ * 459 unspecialized on the H200 (session 24 §1, setmaxnreg kept; the 6x
+ * slowdown measured before was the linker's dropping setmaxnreg, session 23
+ * §4), and two consumer warpgroups (below) do better.  D128 with 128-row
+ * blocks carried more and spilled. */
 enum { IR_WS_CARRIED_REGS_AT_2_CTAS = 112 };
-/* The CTAs an SM a warp-specialized kernel is compiled for: 2 for one
- * consumer warpgroup (128 registers a thread at entry) unless that entry
- * count cannot hold the work: an instruction that needs more at once
- * (ptxas fits every instruction in the entry count: a wgmma m64n256's fp32
- * accumulator alone is 128 registers, "Insufficient registers (128)"), or a
- * loop that holds more than IR_WS_CARRIED_REGS_AT_2_CTAS (ir_loop_regs);
+/* Two consumer warpgroups at 2 CTAs an SM (104 registers a consumer): a
+ * loop may hold the consumers' count less this headroom (p, addresses, the
+ * softmax's temporaries), by measurement: attention D64 with 128-row blocks
+ * split onto two warpgroups holds 68 and ran 510 TFLOP/s against 459
+ * unspecialized on the H200 (N4096; N16384 476 against 438, causal 444
+ * against 420; session 24 §4); D128 holds 100. */
+enum { IR_WS_SPLIT_HEADROOM_REGS = 24 };
+/* May a loop holding loop_regs registers a consumer thread (ir_loop_regs or
+ * ir_loop_data_regs over consumer_threads) run specialized at 2 CTAs an SM,
+ * by the two rules above?  False beyond two consumer warpgroups. */
+bool ir_ws_loop_fits_2_ctas(int64_t loop_regs, int64_t consumer_threads);
+/* The CTAs an SM a warp-specialized kernel is compiled for: 2 for one or two
+ * consumer warpgroups unless the entry count cannot hold the work: an
+ * instruction that needs more at once (ptxas fits every instruction in the
+ * entry count: a wgmma m64n256's fp32 accumulator alone is 128 registers,
+ * "Insufficient registers (128)"; an instruction N wider than the entry
+ * count is refused), or a loop that does not fit (ir_ws_loop_fits_2_ctas);
  * else 1.  Codegen's .minnctapersm and warp-specialize's shared rings. */
 int ir_ws_ctas_per_sm(IrFunc *f, int64_t consumer_threads);
 /* The alignment allocate-shared gives a buffer of type t: 1024 for wgmma's

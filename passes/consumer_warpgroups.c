@@ -73,16 +73,20 @@ static bool overflows_warpgroup(const IrModule *m) {
 
 /* The producer rule: every top-level loop holding a dot holds two or more
  * (attention; a causal kernel has two such loops, which warp-specialize
- * takes together) and can be split, and one of them carries more than one
- * warpgroup keeps at two CTAs an SM. */
-static bool attention_loops_overflow(const IrModule *m) {
-  bool over = false;
+ * takes together) and can be split, and either one of them carries more
+ * than one warpgroup keeps at two CTAs an SM (head dim 128: split, one CTA
+ * an SM) or every one of them, split, fits two warpgroups at two CTAs an SM
+ * (head dim 64: four consumer warpgroups an SM; ir_ws_loop_fits_2_ctas). */
+static bool attention_split_pays(const IrModule *m) {
+  bool over = false, fit = true;
+  int64_t split_threads = (int64_t)SPLIT_WARPS * m->threads_per_warp;
   for (const Op *op = m->func->body->first; op; op = op->next) {
     if (op->kind != OP_FOR || !count_dots(op)) continue;
     if (count_dots(op) < 2 || !dots_split(op)) return false;
     over |= carried_regs_asked(m, op) > IR_WS_CARRIED_REGS_AT_2_CTAS;
+    fit &= ir_ws_loop_fits_2_ctas(ir_loop_data_regs(op->regions[0], split_threads), split_threads);
   }
-  return over;
+  return over || fit;
 }
 
 bool pass_split_for_producer(const IrModule *m) { return m->warps_asked && !m->split_alone; }
@@ -93,7 +97,7 @@ int pass_consumer_warpgroups(IrModule *m, StrBuf *errors) {
     return 0;
   if (overflows_warpgroup(m)) {
     m->split_alone = true;
-  } else if (m->warp_specialize < 0 || !attention_loops_overflow(m)) {
+  } else if (m->warp_specialize < 0 || !attention_split_pays(m)) {
     return 0;
   }
   m->warps_asked = m->num_warps;

@@ -97,9 +97,10 @@ static bool auto_takes(const IrModule *m, const Op *loop) {
   if (m->num_warps != AUTO_WARPS) return false;
   int dots = 0;
   for (const Op *op = loop->regions[0]->first; op; op = op->next) dots += op->kind == OP_DOT;
-  /* two CTAs an SM start every thread at 128 registers, which must hold the
-   * carried tensors and the widest dot result beside them (attention D128
-   * with 128-row blocks spilled; D64's ran 6x slower) */
+  /* at two CTAs an SM the loop's carried tensors and widest dot result must
+   * stay within IR_WS_CARRIED_REGS_AT_2_CTAS (attention D128 with 128-row
+   * blocks spilled; D64's gained nothing on one warpgroup: it is split onto
+   * two by consumer-warpgroups instead) */
   int64_t regs = ir_loop_regs(loop->regions[0], pass_threads(m));
   return dots >= AUTO_MIN_DOTS && regs <= IR_WS_CARRIED_REGS_AT_2_CTAS && loop_buffer_bytes(m->func, loop) > ir_smem_limit(m->capability) / 3;
 }
@@ -490,7 +491,7 @@ static void specialize(IrModule *m, Op **loops, Value **bars, Value **rds, int n
    * CTA an SM; 80 KB shared, two, as the unspecialized kernel has). */
   int group[MAX_RINGS] = {0};
   int64_t limit = ir_smem_limit(m->capability);
-  int most = n > 1 && m->num_warps == AUTO_WARPS ? ir_ws_ctas_per_sm(f, pass_threads(m)) : 1;
+  int most = n > 1 ? ir_ws_ctas_per_sm(f, pass_threads(m)) : 1;
   for (int ctas = most; ctas >= 1; ctas--) {
     int64_t budget = ctas == 1 ? limit : (limit + SMEM_CTA_RESERVED) / ctas - SMEM_CTA_RESERVED;
     for (int i = 1; i < n; i++) {

@@ -126,7 +126,7 @@ static bool rt_load_cached_cubin(tlc_runtime *rt, tlc_kernel *k) {
  * no USETMAXREG; CU_JIT_POSITION_INDEPENDENT_CODE 0, CU_JIT_TARGET and
  * .maxnreg do not bring it back), so the consumers would keep the entry
  * register count and spill past it (bench/results/2026-11-30-h200-session23.md
- * §4, session24 §1).  Such a kernel is loaded from its PTX with
+ * §4, 2026-11-30-h200-session24.md §1).  Such a kernel is loaded from its PTX with
  * cuModuleLoadDataEx, which keeps it; the driver gives no cubin back, so the
  * disk entry keeps none and the driver's own JIT cache (~/.nv/ComputeCache)
  * serves the next process. */
