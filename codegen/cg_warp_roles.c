@@ -52,8 +52,13 @@ void cg_lower_barrier(CgCtx *cg, Op *op) {
  * (setmaxnreg.inc, a multiple of 8, at most 256). */
 
 /* ir_ws_ctas_per_sm: two for one or two consumer warpgroups unless their
- * registers cannot hold the work there. */
-int cg_ws_ctas_per_sm(const CgCtx *cg) { return ir_ws_ctas_per_sm(cg->f, cg->nthreads); }
+ * registers cannot hold the work there; one when the kernel's buffers
+ * alone keep a second CTA off the SM (its registers would be halved for
+ * nothing: seed 004's D64 forward split at 7 stages, 128 KB). */
+int cg_ws_ctas_per_sm(const CgCtx *cg) {
+  int ctas = ir_ws_ctas_per_sm(cg->f, cg->nthreads);
+  return ctas > 1 && cg->m->smem_buffers_end > ir_smem_per_cta(cg->capability, ctas) ? 1 : ctas;
+}
 
 static int consumer_regs(const CgCtx *cg) {
   return ir_ws_consumer_regs(cg->ws_ctas_per_sm, cg->nthreads, cg->launch_threads - cg->nthreads);

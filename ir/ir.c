@@ -336,6 +336,12 @@ int64_t ir_smem_limit(int capability) {
   return capability >= 90 ? 232448 : capability >= 80 ? 166912 : 98304;
 }
 
+int64_t ir_smem_per_cta(int capability, int ctas) {
+  enum { CTA_RESERVED = 1024 };
+  int64_t limit = ir_smem_limit(capability);
+  return ctas <= 1 ? limit : (limit + CTA_RESERVED) / ctas - CTA_RESERVED;
+}
+
 bool ir_is_staging(const Op *op) {
   return op && op->kind == OP_LOCAL_ALLOC && op->noperands && op->operands[0] && op->operands[0]->type->rank;
 }

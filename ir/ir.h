@@ -591,6 +591,9 @@ int64_t ir_smem_align(const Type *t);
  * (dynamic, opted in): what codegen checks a kernel against, and what a pass
  * that lengthens a buffer's life must stay under. */
 int64_t ir_smem_limit(int capability);
+/* Bytes of shared memory each of `ctas` programs may take for that many to
+ * run on one SM at once (an SM keeps 1 KB a CTA for itself). */
+int64_t ir_smem_per_cta(int capability, int ctas);
 /* Rows of the grid (programs sharing program_id(1) and (2)) a heaviest-first
  * program order hands out together (passes/program_order.c). */
 enum { IR_PROGRAM_ORDER_GROUP = 8 };

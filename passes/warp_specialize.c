@@ -417,7 +417,7 @@ static bool eligible(const IrModule *m, const Op *loop) {
  * another phase's, and before a group's first copy the producer waits on a
  * drain barrier that every consumer warp arrives at once its reads of the
  * group before are done. */
-enum { MAX_RINGS = 4, BAR_ALIGN = 128, SMEM_CTA_RESERVED = 1024 /* an SM's bytes a CTA cannot have */ };
+enum { MAX_RINGS = 4, BAR_ALIGN = 128 };
 
 /* A buffer's bytes rounded up to allocate-shared's alignment. */
 static int64_t alloc_bytes(const Op *op) {
@@ -490,10 +490,9 @@ static void specialize(IrModule *m, Op **loops, Value **bars, Value **rds, int n
    * (attention D64's causal forward at 4 stages: 144 KB side by side, one
    * CTA an SM; 80 KB shared, two, as the unspecialized kernel has). */
   int group[MAX_RINGS] = {0};
-  int64_t limit = ir_smem_limit(m->capability);
   int most = n > 1 ? ir_ws_ctas_per_sm(f, pass_threads(m)) : 1;
   for (int ctas = most; ctas >= 1; ctas--) {
-    int64_t budget = ctas == 1 ? limit : (limit + SMEM_CTA_RESERVED) / ctas - SMEM_CTA_RESERVED;
+    int64_t budget = ir_smem_per_cta(m->capability, ctas);
     for (int i = 1; i < n; i++) {
       group[i] = group[i - 1];
       if (peak_bytes(f, w, i + 1, group) > budget) group[i]++;
