@@ -13,12 +13,14 @@
  *    else happens (the seed-004 attention backward at head dim 128: dk and
  *    dv, 128 + 128 fp32 registers a thread, spilled 1464 bytes): split, with
  *    a producer or without one (m->split_alone);
- *  - producer: when warp specialization may run (auto or on), every
- *    top-level loop holding a dot holds two or more (attention: the softmax
- *    between them; the causal forward has two such loops) and one carries
- *    more than IR_WS_CARRIED_REGS_AT_2_CTAS registers a thread on 4 warps;
- *    both warpgroups then read the K and V slots the producer warp fills
- *    once.  warp-specialize takes the split loops (auto), and the compiler
+ *  - producer: when warp specialization may run (auto or on), some
+ *    top-level loop holds a dot, every such loop holds two or more
+ *    (attention: the softmax between them; the causal forward has two such
+ *    loops), and either one carries more than IR_WS_CARRIED_REGS_AT_2_CTAS
+ *    registers a thread on 4 warps (head dim 128: one CTA an SM) or every
+ *    one, split, fits two consumer warpgroups at two CTAs an SM (head dim
+ *    64, ir_ws_loop_fits_2_ctas); both warpgroups then read the K and V
+ *    slots the producer warp fills once.  warp-specialize takes the split loops (auto), and the compiler
  *    compiles the kernel again unsplit (m->keep_warps) when it does not
  *    (the rings of both causal loops must fit shared memory side by side):
  *    this split never runs without its producer.
@@ -78,15 +80,16 @@ static bool overflows_warpgroup(const IrModule *m) {
  * an SM) or every one of them, split, fits two warpgroups at two CTAs an SM
  * (head dim 64: four consumer warpgroups an SM; ir_ws_loop_fits_2_ctas). */
 static bool attention_split_pays(const IrModule *m) {
-  bool over = false, fit = true;
+  bool any = false, over = false, fit = true;
   int64_t split_threads = (int64_t)SPLIT_WARPS * m->threads_per_warp;
   for (const Op *op = m->func->body->first; op; op = op->next) {
     if (op->kind != OP_FOR || !count_dots(op)) continue;
     if (count_dots(op) < 2 || !dots_split(op)) return false;
+    any = true;
     over |= carried_regs_asked(m, op) > IR_WS_CARRIED_REGS_AT_2_CTAS;
     fit &= ir_ws_loop_fits_2_ctas(ir_loop_data_regs(op->regions[0], split_threads), split_threads);
   }
-  return over || fit;
+  return any && (over || fit);
 }
 
 bool pass_split_for_producer(const IrModule *m) { return m->warps_asked && !m->split_alone; }

@@ -485,8 +485,8 @@ static void specialize(IrModule *m, Op **loops, Value **bars, Value **rds, int n
     if (w[i].release_prev && m->warp_specialize == 0 && !loops[i]->attr.loop.warp_specialize) goto done;
   }
   /* The groups: each loop joins the one before it while they fit in a
-   * CTA's bytes; with one consumer warpgroup that codegen compiles for two
-   * CTAs an SM (ir_ws_ctas_per_sm) first in half an SM's, when sharing makes that fit
+   * CTA's bytes; for consumers that codegen compiles for two CTAs an SM
+   * (ir_ws_ctas_per_sm) first in half an SM's, when sharing makes that fit
    * (attention D64's causal forward at 4 stages: 144 KB side by side, one
    * CTA an SM; 80 KB shared, two, as the unspecialized kernel has). */
   int group[MAX_RINGS] = {0};
