@@ -107,19 +107,6 @@ static char *rt_trim_log(char *log, size_t cap, uintptr_t written) {
 
 enum { RT_LOG_BYTES = 16384 };
 
-/* The cubin the meta carries, when it was made for this device by this
- * driver: loaded, and true; else false (nothing loaded, the meta's cubin
- * dropped when the driver refused it). */
-static bool rt_load_cached_cubin(tlc_runtime *rt, tlc_kernel *k) {
-  RtKernelMeta *m = &k->meta;
-  if (!m->cubin || m->cubin_capability != rt->capability || m->cubin_driver != rt->drv->version) return false;
-  if (rt->drv->cuModuleLoadData(&k->module, m->cubin) == CUDA_SUCCESS) return true;
-  k->module = NULL; /* (a cubin this driver cannot take after all: the PTX is linked again) */
-  free(m->cubin);
-  m->cubin = NULL, m->cubin_len = 0;
-  return false;
-}
-
 /* Does the kernel move registers between its warp roles (setmaxnreg, the
  * warp-specialized kernels)?  The driver's linker compiles PTX as
  * relocatable code and drops setmaxnreg there (cuobjdump of its cubin shows
@@ -130,7 +117,27 @@ static bool rt_load_cached_cubin(tlc_runtime *rt, tlc_kernel *k) {
  * cuModuleLoadDataEx, which keeps it; the driver gives no cubin back, so the
  * disk entry keeps none and the driver's own JIT cache (~/.nv/ComputeCache)
  * serves the next process. */
-static bool rt_moves_registers(const char *ptx) { return strstr(ptx, "setmaxnreg.") != NULL; }
+static bool rt_moves_registers(const char *ptx) { return ptx && strstr(ptx, "setmaxnreg.") != NULL; }
+
+/* The cubin the meta carries, when it was made for this device by this
+ * driver: loaded, and true; else false (nothing loaded, the meta's cubin
+ * dropped when the driver refused it, or when it is a linker's cubin of a
+ * kernel that moves registers: one an older runtime cached, or an AOT
+ * record's, compiled without its setmaxnreg). */
+static bool rt_load_cached_cubin(tlc_runtime *rt, tlc_kernel *k) {
+  RtKernelMeta *m = &k->meta;
+  if (!m->cubin || m->cubin_capability != rt->capability || m->cubin_driver != rt->drv->version) return false;
+  if (rt_moves_registers(m->ptx)) {
+    free(m->cubin);
+    m->cubin = NULL, m->cubin_len = 0;
+    return false;
+  }
+  if (rt->drv->cuModuleLoadData(&k->module, m->cubin) == CUDA_SUCCESS) return true;
+  k->module = NULL; /* (a cubin this driver cannot take after all: the PTX is linked again) */
+  free(m->cubin);
+  m->cubin = NULL, m->cubin_len = 0;
+  return false;
+}
 
 /* The linker's half of rt_link_ptx: PTX -> cubin, kept in the meta (for
  * the disk cache) and loaded.  *step names the call that failed. */

@@ -138,7 +138,7 @@ elif command -v compute-sanitizer >/dev/null 2>&1; then
   sanitize_cases=(
     "ex_attention Z1H2N256D64c/"     # seed 004: 4-D TMA rings, dot-ahead, chained wgmma (p as register A), fwd and bwd
     "ex_attention Z1H2N256D64c/ ws"  # the same, warp-specialized (TLC_WARP_SPECIALIZE=1): producer warp, empty-slot mbarriers, named barriers, setmaxnreg; the backward's four rings in two groups sharing bytes (a drain barrier), slots handed back one late
-    "ex_attention Z1H2N256D64c/b128x64 auto" # as auto compiles it: the forward on two consumer warpgroups and the producer at 2 CTAs an SM (setmaxnreg 40/96, the PTX loaded with cuModuleLoadDataEx)
+    "ex_attention Z1H2N256D64c/b128x64 auto" # as auto compiles it: the forward on two consumer warpgroups and the producer at 2 CTAs an SM (setmaxnreg 24/104, the PTX loaded with cuModuleLoadDataEx)
     "ex_attention D128/b128x64/w4 auto" # consumer-warpgroups: the forward on two consumer warpgroups beside the producer (12 warps), rings of 3 and 4 slots
     "ex_attention Z1H2N384D128c/"    # the backward at head dim 128 on 4 warps, split for registers (8 warps, no producer)
     "ex_attention /s2 auto"          # 2-stage forwards: rings of 2 slots the producer refills (one stage announced before the loop)
@@ -162,7 +162,7 @@ elif command -v compute-sanitizer >/dev/null 2>&1; then
       if [ "$t" -le 5 ]; then note "sanitize $1 $2 ${3:-} $tool skipped: no time left"; status_sanitize=124; continue; fi
       log="$out/sanitize-$1-$(printf %s "$2" | tr -c 'A-Za-z0-9' _)${3:+-${3:-}}-$tool.log" # one per case
       rc=0
-      env ${ws:+TLC_WARP_SPECIALIZE=$ws} timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 99 "$exe" \
+      env -u TLC_WARP_SPECIALIZE ${ws:+TLC_WARP_SPECIALIZE=$ws} timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 99 "$exe" \
         --only "$2" --reps 1 --warmup 0 >"$log" 2>&1 || rc=$?
       summary=$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" || echo "no summary")
       note "sanitize $1 --only $2${3:+ ($3)} $tool: exit $rc; $summary"

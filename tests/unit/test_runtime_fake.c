@@ -913,10 +913,11 @@ static void test_setmaxnreg_load(void) {
                            ".visible .entry ws(.param .u64 x, .param .u32 n)\n{\n"
                            "\tsetmaxnreg.inc.sync.aligned.u32 232;\n\tret;\n}\n";
   tlc_runtime *rt = open_fake(9, 0);
-  int jits = fake->ptx_jits, loads = fake->ptx_loads, links = fake->live_links;
+  int jits = fake->ptx_jits, loads = fake->ptx_loads, ex = fake->ptx_loads_ex, links = fake->live_links;
   tlc_kernel *k = NULL;
   OK(rt, tlc_kernel_from_ptx(rt, ws, "ws", 4, 0, kAddParams, 2, &k));
   CHECK(fake->ptx_jits == jits + 1 && fake->ptx_loads == loads + 1, "a setmaxnreg kernel went through the linker");
+  CHECK(fake->ptx_loads_ex == ex + 1, "a setmaxnreg kernel was not loaded with cuModuleLoadDataEx and its logs");
   CHECK(fake->live_links == links);
   CHECK(k && !k->meta.cubin && !k->meta.cubin_len && !k->cubin_linked, "a cubin was kept for the disk cache");
   tlc_arg args[] = {TLC_PTR(16), TLC_I32(7)};

@@ -308,6 +308,11 @@ CUresult cuModuleLoadData(CUmodule *m, const void *image) {
 CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int n, CUjit_option *opts, void **vals) {
   pthread_mutex_lock(&g_lock);
   CUresult r = cuModuleLoadData_locked(m, image, n, opts, vals);
+  int logs = 0; /* the info and error log buffers, each with its size */
+  for (unsigned i = 0; i < n; i++)
+    logs += opts[i] == CU_JIT_INFO_LOG_BUFFER || opts[i] == CU_JIT_ERROR_LOG_BUFFER ||
+            opts[i] == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES || opts[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
+  if (r == CUDA_SUCCESS && logs == 4 && strncmp(image, FAKE_CUBIN_MAGIC, strlen(FAKE_CUBIN_MAGIC))) g_state.ptx_loads_ex++;
   pthread_mutex_unlock(&g_lock);
   return r;
 }

@@ -30,6 +30,7 @@ typedef struct FakeCudaState {
   int modules_loaded;             /* cuModuleLoadData calls that succeeded */
   int ptx_jits;                   /* PTX compiled: cuLinkComplete, or cuModuleLoadData(Ex) of PTX */
   int ptx_loads;                  /* of those, PTX loaded directly (cuModuleLoadData(Ex), no link) */
+  int ptx_loads_ex;               /* of those, through cuModuleLoadDataEx with both JIT log buffers */
   int cubins_loaded;              /* cuModuleLoadData calls that took a (fake) cubin */
   int live_links;                 /* cuLinkCreate sessions not destroyed */
   int fail_cubin;                 /* N > 0: cuModuleLoadData refuses the next N cubins (NO_BINARY_FOR_GPU) */
