@@ -260,7 +260,9 @@ static bool yielded(const IrBlock *body, const Value *v) {
   return false;
 }
 
-int64_t ir_loop_regs(const IrBlock *body, int64_t threads) {
+/* The largest result of a dot from zero in the body, in registers a thread
+ * (attention's S = q @ k^T beside the carried acc). */
+static int64_t widest_fresh_dot(const IrBlock *body, int64_t threads) {
   int64_t widest = 0;
   for (const Op *op = body->first; op; op = op->next) {
     /* a dot from zero (an accumulating one's result is the carried value it
@@ -270,11 +272,15 @@ int64_t ir_loop_regs(const IrBlock *body, int64_t threads) {
     int64_t r = ty_thread_regs(op->results[0]->type, threads);
     if (r > widest) widest = r;
   }
-  return ir_carried_regs(body, threads) + widest;
+  return widest;
+}
+
+int64_t ir_loop_regs(const IrBlock *body, int64_t threads) {
+  return ir_carried_regs(body, threads) + widest_fresh_dot(body, threads);
 }
 
 int64_t ir_loop_data_regs(const IrBlock *body, int64_t threads) {
-  return ir_loop_regs(body, threads) - ir_carried_regs(body, threads) + ir_carried_data_regs(body, threads);
+  return ir_carried_data_regs(body, threads) + widest_fresh_dot(body, threads);
 }
 
 int ir_ws_entry_regs(int ctas, int64_t launch_threads) {

@@ -121,17 +121,10 @@ static bool rt_moves_registers(const char *ptx) { return ptx && strstr(ptx, "set
 
 /* The cubin the meta carries, when it was made for this device by this
  * driver: loaded, and true; else false (nothing loaded, the meta's cubin
- * dropped when the driver refused it, or when it is a linker's cubin of a
- * kernel that moves registers: one an older runtime cached, or an AOT
- * record's, compiled without its setmaxnreg). */
+ * dropped when the driver refused it). */
 static bool rt_load_cached_cubin(tlc_runtime *rt, tlc_kernel *k) {
   RtKernelMeta *m = &k->meta;
   if (!m->cubin || m->cubin_capability != rt->capability || m->cubin_driver != rt->drv->version) return false;
-  if (rt_moves_registers(m->ptx)) {
-    free(m->cubin);
-    m->cubin = NULL, m->cubin_len = 0;
-    return false;
-  }
   if (rt->drv->cuModuleLoadData(&k->module, m->cubin) == CUDA_SUCCESS) return true;
   k->module = NULL; /* (a cubin this driver cannot take after all: the PTX is linked again) */
   free(m->cubin);
@@ -180,12 +173,11 @@ static CUresult rt_link_cubin(tlc_runtime *rt, tlc_kernel *k, CUjit_option *opts
   return r;
 }
 
-/* The PTX through the driver's JIT: the linker for most kernels, whose
- * cubin is kept in the meta for the disk cache and loaded;
- * cuModuleLoadDataEx for a kernel that moves registers (rt_moves_registers).
- * On failure a message with the driver's error, the JIT's logs, a hint where
- * one applies and a repro command. */
-static tlc_status rt_link_ptx(tlc_runtime *rt, tlc_kernel *k) {
+/* The PTX through the driver's JIT: the linker (rt_link_cubin), or, when
+ * `direct`, cuModuleLoadDataEx (a kernel that moves registers).  On failure
+ * a message with the driver's error, the JIT's logs, a hint where one
+ * applies and a repro command. */
+static tlc_status rt_link_ptx(tlc_runtime *rt, tlc_kernel *k, bool direct) {
   const RtDriver *drv = rt->drv;
   char *info = calloc(1, RT_LOG_BYTES), *errlog = calloc(1, RT_LOG_BYTES);
   if (!info || !errlog) {
@@ -199,13 +191,10 @@ static tlc_status rt_link_ptx(tlc_runtime *rt, tlc_kernel *k) {
   const char *step = "cuModuleLoadDataEx";
   double t0 = rt_now_ms();
   CUresult r;
-  if (rt_moves_registers(k->meta.ptx)) {
-    free(k->meta.cubin); /* none comes back; one another driver made is of no use either */
-    k->meta.cubin = NULL, k->meta.cubin_len = 0;
+  if (direct)
     r = drv->cuModuleLoadDataEx(&k->module, k->meta.ptx, 4, opts, vals);
-  } else {
+  else
     r = rt_link_cubin(rt, k, opts, vals, &step);
-  }
   k->link_ms = rt_now_ms() - t0;
   tlc_status st = TLC_OK;
   if (r == CUDA_ERROR_OUT_OF_MEMORY && !strcmp(step, "malloc")) {
@@ -254,9 +243,18 @@ static tlc_status rt_link_ptx(tlc_runtime *rt, tlc_kernel *k) {
   return st;
 }
 
+/* A kernel that moves registers never takes a cubin (one the meta carries
+ * is a linker's, an older runtime's or an AOT record's, compiled without its
+ * setmaxnreg, and none comes back from its load); any other, the cached
+ * cubin when it fits, else the linker's. */
 static tlc_status rt_load_module(tlc_runtime *rt, tlc_kernel *k) {
+  if (rt_moves_registers(k->meta.ptx)) {
+    free(k->meta.cubin);
+    k->meta.cubin = NULL, k->meta.cubin_len = 0;
+    return rt_link_ptx(rt, k, true);
+  }
   if (rt_load_cached_cubin(rt, k)) return TLC_OK;
-  return rt_link_ptx(rt, k);
+  return rt_link_ptx(rt, k, false);
 }
 
 /* Look up the entry and fit its resources to the device. */
