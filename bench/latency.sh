@@ -29,6 +29,7 @@ function kv(line, arr,   n, i, f, p) {
 /^DEVICE / { dev = $0 }
 /^LATENCY / { kv($0, a); w = a["what"]
   if (w == "cold") { t_cold = a["total_ms"] + a["first_launch_ms"]; t_compile = a["compile_ms"]; t_link = a["link_ms"] }
+  if (w == "warm_ws") { ws_cold = a["cold_ms"]; ws_compile = a["compile_ms"]; ws_jit = a["jit_ms"]; ws_load = a["load_ms"]; ws_bad = a["compiled"]; ws_moves = a["setmaxnreg"] }
   if (w == "warm") { t_warm = a["load_ms"] + a["first_launch_ms"]; t_load = a["load_ms"]; t_bad = a["compiled_or_jit"]; t_n = a["processes"] }
   own = (a["stream"] == "own")
   if (w == "launch" && !own) t_launch[a["kernel"]] = a["median_us"] " (mean " a["mean_us"] ")"
@@ -47,11 +48,15 @@ END {
   printf "%-46s %26s %26s\n", "  of which compile / driver JIT (ms)", t_compile == "" ? "-" : t_compile " / " t_link, "-"
   printf "%-46s %26s %26s\n", "first launch, warm disk cache, new process (ms)", t_warm == "" ? "-" : sprintf("%.3f", t_warm), p_warm == "" ? "-" : p_warm
   printf "%-46s %26s %26s\n", "  to a loaded kernel (ms)", t_load == "" ? "-" : t_load, "-"
+  printf "%-46s %26s %26s\n", "attention fwd D64 (setmaxnreg), empty caches (ms)", ws_cold == "" ? "-" : ws_cold, "-"
+  printf "%-46s %26s %26s\n", "  of which compile / driver JIT (ms)", ws_compile == "" ? "-" : ws_compile " / " ws_jit, "-"
+  printf "%-46s %26s %26s\n", "  warm, new process, to a loaded kernel (ms)", ws_load == "" ? "-" : ws_load, "-"
   printf "%-46s %26s %26s\n", "host time per launch, matmul (us)", ("matmul" in t_launch) ? t_launch["matmul"] : "-", ("matmul" in p_launch) ? p_launch["matmul"] : "-"
   printf "%-46s %26s %26s\n", "host time per launch, vector add (us)", ("vector_add" in t_launch) ? t_launch["vector_add"] : "-", "-"
   printf "%-46s %26s %26s\n", "  cuLaunchKernel alone, vector add (us)", t_driver == "" ? "-" : t_driver, "-"
   printf "%-46s %26s %26s\n", "host time per launch, own stream, vector add", t_launch_own == "" ? "-" : t_launch_own, "-"
   printf "%-46s %26s %26s\n", "  cuLaunchKernel alone, own stream (us)", t_driver_own == "" ? "-" : t_driver_own, "-"
+  if (ws_load != "") printf "attention warm starts that compiled: %s of %s (setmaxnreg kept: %s; the driver JIT cache serves its load)\n", ws_bad, t_n, ws_moves
   printf "warm starts that compiled or ran the JIT: %s of %s; tlc_bench_latency exit %d, peers_latency.py exit %d\n", t_bad == "" ? "?" : t_bad, t_n == "" ? "?" : t_n, tlc_rc, peers_rc
 }' "$out/latency-tlc.log" "$out/latency-peers.log" | tee "$out/latency-table.txt"
 [ "$tlc_rc" = 0 ]

@@ -11,6 +11,13 @@
  *           from tlc_kernel_from_file's call to a loaded kernel, and to the
  *           end of the first launch; each child also says whether it
  *           compiled or ran the PTX JIT (it must not: warm=... jit=0);
+ *   warm_ws the same for a kernel that moves registers (setmaxnreg: the
+ *           runtime loads its PTX with cuModuleLoadDataEx, no cubin of its
+ *           own, the driver's JIT cache serving a warm start): seed 004's
+ *           attention forward at head dim 64, 128x64 blocks, 4 warps, 3
+ *           stages (a producer warp and two consumer warpgroups), loaded
+ *           cold in this process, then in new processes (--child-warm-ws),
+ *           not launched (ex_attention checks it);
  *   launch  host time of one tlc_launch on a loaded kernel, the matmul (9
  *           arguments, 3 tensor maps) and vector add (4): each call timed
  *           alone with CLOCK_MONOTONIC, median and mean over --launches
@@ -25,11 +32,14 @@
  * row; C poisoned with NaN before), each warm child's result bit for bit
  * against it (a digest), and the vector add's output after its launches.
  * Runtime opening (cuInit, the primary context) is outside every figure:
- * it is the process's, not the kernel's.  Lines:
+ * it is the process's, not the kernel's.  The driver's JIT cache is a new
+ * folder too (CUDA_CACHE_PATH), so the cold figures include its JIT.  Lines:
  *
  *   LATENCY what=cold total_ms=.. compile_ms=.. link_ms=.. first_launch_ms=..
  *   LATENCY what=warm load_ms=.. first_launch_ms=.. min_load_ms=.. processes=N compiled_or_jit=0
  *           (medians over the processes)
+ *   LATENCY what=warm_ws kernel=attn_fwd cold_ms=.. compile_ms=.. jit_ms=.. load_ms=.. min_load_ms=..
+ *           processes=N compiled=0 setmaxnreg=1   (load_ms: the median over the processes)
  *   LATENCY what=launch kernel=matmul median_us=.. mean_us=.. calls=N
  *   LATENCY what=driver kernel=add_kernel median_us=.. mean_us=.. calls=N
  *   LATENCY what=launch kernel=vector_add stream=own median_us=.. ...
@@ -141,6 +151,28 @@ static tlc_kernel *load_matmul(tlc_runtime *rt, double *ms) {
   return k;
 }
 
+/* Seed 004's attention forward (fused_attention.tile's _attn_fwd), head dim
+ * 64, not causal, at the config the benchmark's ab runs use (128x64, 4
+ * warps, 3 stages): warp-specialized with setmaxnreg by default. */
+static const char kAttnSig[] =
+    "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,1,i32:16,i32:16,i32:16,1,"
+    "i32:16,i32:16,i32:16,1,i32:16,i32:16,i32:16,1,i32,i32:16,i32:16,64,_,_,1";
+
+static tlc_kernel *load_attention(tlc_runtime *rt, double *ms) {
+  char path[4096];
+  ex_tile_path("attention/fused_attention.tile", path, sizeof path);
+  const char *cx[2] = {"BLOCK_M=128", "BLOCK_N=64"};
+  tlc_kernel_options opt = {.num_warps = 4, .num_stages = 3, .constexprs = cx, .nconstexprs = 2};
+  tlc_kernel *k = NULL;
+  double t0 = now_us();
+  tlc_status st = tlc_kernel_from_file(rt, path, "_attn_fwd", kAttnSig, &opt, &k);
+  *ms = (now_us() - t0) / 1e3;
+  if (st != TLC_OK) die(rt, st, "tlc_kernel_from_file (attention forward)");
+  return k;
+}
+
+static bool moves_registers(tlc_kernel *k) { return strstr(tlc_kernel_ptx(k), "setmaxnreg.") != NULL; }
+
 /* One launch and the wait for it, in ms. */
 static double first_launch(tlc_runtime *rt, tlc_kernel *k, const Mm *mm) {
   double t0 = now_us();
@@ -216,6 +248,63 @@ static int child_warm(void) {
          tlc_kernel_compile_ms(k) > 0.0, tlc_kernel_link_ms(k) > 0.0, h);
   tlc_runtime_close(rt);
   return 0;
+}
+
+/* --child-warm-ws: the attention forward in a new process, the disk cache
+ * (PTX) and the driver's JIT cache warm. */
+static int child_warm_ws(void) {
+  tlc_runtime *rt = open_device();
+  double load_ms;
+  tlc_kernel *k = load_attention(rt, &load_ms);
+  printf("CHILD load_ms=%.4f compiled=%d setmaxnreg=%d\n", load_ms, tlc_kernel_compile_ms(k) > 0.0,
+         moves_registers(k));
+  tlc_runtime_close(rt);
+  return 0;
+}
+
+/* Path of this program (for its children); false when it cannot be read. */
+static bool self_path(char *self, size_t cap) {
+  ssize_t n = readlink("/proc/self/exe", self, cap - 1);
+  if (n <= 0) {
+    perror("readlink /proc/self/exe");
+    return false;
+  }
+  self[n] = 0;
+  return true;
+}
+
+/* The warm_ws line: the attention forward cold here, then warm in `reps`
+ * new processes; the warm starts that compiled (each must find the disk
+ * cache), -1 when a step failed. */
+static int measure_warm_ws(tlc_runtime *rt, int reps) {
+  double cold_ms;
+  tlc_kernel *k = load_attention(rt, &cold_ms);
+  double *load = malloc(sizeof *load * (size_t)reps);
+  char self[4096], cmd[4200];
+  if (!load) exit(1);
+  int compiled = 0, moves = 1;
+  bool ok = self_path(self, sizeof self);
+  snprintf(cmd, sizeof cmd, "'%s' --child-warm-ws", self);
+  for (int r = 0; r < reps && ok; r++) {
+    FILE *p = popen(cmd, "r");
+    char line[512];
+    int c = -1, m = -1, got = 0;
+    while (p && fgets(line, sizeof line, p))
+      if (sscanf(line, "CHILD load_ms=%lf compiled=%d setmaxnreg=%d", &load[r], &c, &m) == 3) got = 1;
+    int rc = p ? pclose(p) : -1;
+    if (!got || rc != 0) {
+      fprintf(stderr, "tlc_bench_latency: warm attention child %d failed (status %d)\n", r, rc);
+      ok = false;
+    }
+    compiled += c > 0, moves &= m > 0;
+  }
+  if (ok)
+    printf("LATENCY what=warm_ws kernel=attn_fwd cold_ms=%.3f compile_ms=%.3f jit_ms=%.3f load_ms=%.4f "
+           "min_load_ms=%.4f processes=%d compiled=%d setmaxnreg=%d\n",
+           cold_ms, tlc_kernel_compile_ms(k), tlc_kernel_link_ms(k), median(load, reps), load[0], reps, compiled,
+           moves && moves_registers(k));
+  free(load);
+  return ok ? compiled : -1;
 }
 
 /* Launches go in bursts of BURST with a wait after each (not timed), so the
@@ -350,7 +439,7 @@ static void remove_dir(const char *dir) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
     char p[4200];
     snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    unlink(p);
+    if (unlink(p) != 0 && errno == EISDIR) remove_dir(p); /* the driver's JIT cache is a tree */
   }
   if (d) closedir(d);
   rmdir(dir);
@@ -380,13 +469,10 @@ static int measure(tlc_runtime *rt, Mm *mm, int reps, int calls) {
   if (!load || !first) exit(1);
   for (int r = 0; r < reps; r++) {
     char cmd[4200], self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-      perror("readlink /proc/self/exe");
+    if (!self_path(self, sizeof self)) {
       failed = 1;
       break;
     }
-    self[n] = 0;
     snprintf(cmd, sizeof cmd, "'%s' --child-warm", self);
     FILE *p = popen(cmd, "r");
     char line[512] = "";
@@ -417,6 +503,9 @@ static int measure(tlc_runtime *rt, Mm *mm, int reps, int calls) {
          median(load, reps), median(first, reps), load[0], reps, bad);
   free(load);
   free(first);
+  int ws_compiled = measure_warm_ws(rt, reps);
+  if (ws_compiled < 0) return 1;
+  bad += ws_compiled;
 
   /* the matmul's launch cost on a one-program problem (M = N = 128, K = 64):
    * what a launch costs the host does not depend on the size */
@@ -472,6 +561,7 @@ static int measure(tlc_runtime *rt, Mm *mm, int reps, int calls) {
 
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--child-warm")) return child_warm();
+  if (argc > 1 && !strcmp(argv[1], "--child-warm-ws")) return child_warm_ws();
   int reps = 11, calls = 20000;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
@@ -491,6 +581,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   setenv("TLC_CACHE_DIR", dir, 1); /* empty: the cold path */
+  char jit_dir[sizeof dir + 16];
+  snprintf(jit_dir, sizeof jit_dir, "%s/cuda-jit", dir); /* the driver's JIT cache, empty too */
+  setenv("CUDA_CACHE_PATH", jit_dir, 1);
   tlc_runtime *rt = open_device();
   printf("DEVICE %s (%s)\n", tlc_device_name(rt), tlc_device_arch(rt));
   Mm mm = {0};
