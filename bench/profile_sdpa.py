@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""profile_sdpa.py -- an SDPA backend's side of bench/profile.sh
+(PROFILE_PEER=cudnn or flash): torch's scaled_dot_product_attention on that
+backend at one size, warmed up, then one call inside the NVTX range "prof"
+(so `ncu --nvtx --nvtx-include prof/` profiles exactly its kernels: the
+forward's, or the backward's through autograd).  The inputs are the
+benchmark's (bench/peers_tc.py): fp16, uniform in [-1, 1), scale 0.5.
+
+  profile_sdpa.py fwd Z H N D [causal] --backend cudnn|flash
+  profile_sdpa.py bwd Z H N D --backend cudnn|flash          (causal, as the benchmark's backward)
+"""
+import argparse
+import sys
+
+import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("which", choices=["fwd", "bwd"])
+    ap.add_argument("Z", type=int)
+    ap.add_argument("H", type=int)
+    ap.add_argument("N", type=int)
+    ap.add_argument("D", type=int)
+    ap.add_argument("extra", nargs="?", default="")
+    ap.add_argument("--backend", choices=["cudnn", "flash"], default="cudnn")
+    a = ap.parse_args()
+    backend = SDPBackend.CUDNN_ATTENTION if a.backend == "cudnn" else SDPBackend.FLASH_ATTENTION
+    dev = torch.device("cuda")
+    q, k, v, do = (torch.rand(a.Z, a.H, a.N, a.D, device=dev, dtype=torch.float16) * 2 - 1 for _ in range(4))
+    causal = a.which == "bwd" or a.extra == "causal"
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    with sdpa_kernel(backend):
+        if a.which == "fwd":
+            def run():
+                return sdpa(q, k, v, is_causal=causal, scale=0.5)
+        else:
+            qg, kg, vg = (t.detach().clone().requires_grad_() for t in (q, k, v))
+            out = sdpa(qg, kg, vg, is_causal=True, scale=0.5)
+
+            def run():
+                out.backward(do, retain_graph=True)
+        for _ in range(3):
+            run()
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_push("prof")
+        run()
+        torch.cuda.nvtx.range_pop()
+        torch.cuda.synchronize()
+    print(f"sdpa {a.backend} {a.which}: Z{a.Z}H{a.H}N{a.N}D{a.D}{'-causal' if causal else ''} ran", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
