@@ -10,7 +10,8 @@
 # stall samples per instruction, CSV); prints a few lines of each.
 # PROFILE_PEER: triton (default: the same text, bench/profile_triton_attn.py,
 # which also dumps its ttgir, ptx and SASS), cudnn or flash (torch's SDPA
-# backend, bench/profile_sdpa.py: every kernel of the call, at most 4).
+# backend, bench/profile_sdpa.py: every kernel of the call, at most 4;
+# PROFILE_RAW=0 leaves the raw pages out).
 # PROFILE_FWD_CONFIG=BM,BN,WARPS,STAGES: tlc's forward on that config
 # instead of its autotuned one.
 # Clocks are left alone (--clock-control none, METHOD.md).
@@ -43,7 +44,7 @@ if [ "$peer" = triton ]; then
   grep -E '^triton' "$out/triton-$tag.ncu.log" || true
 else
   sargs=("$which" "$Z" "$H" "$N" "$D"); [ "$which" = fwd ] && [ -n "$causal" ] && sargs+=(causal)
-  ncu "${ncu_opts[@]}" --nvtx --nvtx-include 'prof/' -c 4 -o "$out/$peer-$tag" -f \
+  ncu "${ncu_opts[@]}" --profile-from-start off -c 4 -o "$out/$peer-$tag" -f \
     python3 bench/profile_sdpa.py "${sargs[@]}" --backend "$peer" >"$out/$peer-$tag.ncu.log" 2>&1 || true
   grep -E '^sdpa' "$out/$peer-$tag.ncu.log" || true
 fi
@@ -51,7 +52,7 @@ for side in tlc "$peer"; do
   rep=$out/$side-$tag.ncu-rep
   [ -f "$rep" ] || { echo "$side: no profile (see $out/$side-$tag.ncu.log)"; tail -5 "$out/$side-$tag.ncu.log"; continue; }
   ncu --import "$rep" --page details >"$out/$side-$tag.details.txt" 2>&1 || true
-  ncu --import "$rep" --page raw >"$out/$side-$tag.raw.txt" 2>&1 || true
+  [ "${PROFILE_RAW:-1}" = 0 ] || ncu --import "$rep" --page raw >"$out/$side-$tag.raw.txt" 2>&1 || true
   ncu --import "$rep" --page source --print-source sass --csv >"$out/$side-$tag.source.csv" 2>&1 || true
   echo "== $side $tag"
   grep -E 'Duration|Registers Per|Achieved Occupancy|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Hit|Shared Memory Configuration Size|Dynamic Shared|Issue Slots Busy|No Eligible|Warp Cycles Per Issued' \

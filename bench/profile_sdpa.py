@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """profile_sdpa.py -- an SDPA backend's side of bench/profile.sh
 (PROFILE_PEER=cudnn or flash): torch's scaled_dot_product_attention on that
-backend at one size, warmed up, then one call inside the NVTX range "prof"
-(so `ncu --nvtx --nvtx-include prof/` profiles exactly its kernels: the
-forward's, or the backward's through autograd).  The inputs are the
+backend at one size, warmed up, then one call between cudaProfilerStart and
+cudaProfilerStop (so `ncu --profile-from-start off` profiles exactly its
+kernels: the forward's, or the backward's, which autograd launches from a
+thread of its own, out of reach of an NVTX range pushed here).  The inputs are the
 benchmark's (bench/peers_tc.py): fp16, uniform in [-1, 1), scale 0.5.
 
   profile_sdpa.py fwd Z H N D [causal] --backend cudnn|flash
@@ -44,10 +45,10 @@ def main():
         for _ in range(3):
             run()
         torch.cuda.synchronize()
-        torch.cuda.nvtx.range_push("prof")
+        torch.cuda.cudart().cudaProfilerStart()
         run()
-        torch.cuda.nvtx.range_pop()
         torch.cuda.synchronize()
+        torch.cuda.cudart().cudaProfilerStop()
     print(f"sdpa {a.backend} {a.which}: Z{a.Z}H{a.H}N{a.N}D{a.D}{'-causal' if causal else ''} ran", flush=True)
     return 0
 
