@@ -10,21 +10,18 @@ benchmark's (bench/peers_tc.py): fp16, uniform in [-1, 1), scale 0.5.
   profile_sdpa.py fwd Z H N D [causal] --backend cudnn|flash
   profile_sdpa.py bwd Z H N D --backend cudnn|flash          (causal, as the benchmark's backward)
 """
-import argparse
+import os
 import sys
 
 import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from profile_triton_attn import size_parser  # noqa: E402
+
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("which", choices=["fwd", "bwd"])
-    ap.add_argument("Z", type=int)
-    ap.add_argument("H", type=int)
-    ap.add_argument("N", type=int)
-    ap.add_argument("D", type=int)
-    ap.add_argument("extra", nargs="?", default="")
+    ap = size_parser()
     ap.add_argument("--backend", choices=["cudnn", "flash"], default="cudnn")
     a = ap.parse_args()
     backend = SDPBackend.CUDNN_ATTENTION if a.backend == "cudnn" else SDPBackend.FLASH_ATTENTION

@@ -33,14 +33,18 @@ def dump(kernel, d, tag):
           f"n_regs={getattr(kernel, 'n_regs', '?')} n_spills={getattr(kernel, 'n_spills', '?')}", flush=True)
 
 
-def main():
+def size_parser():
+    """The arguments bench/profile.sh gives a peer: fwd|bwd Z H N D [extra]."""
     ap = argparse.ArgumentParser()
     ap.add_argument("which", choices=["fwd", "bwd"])
-    ap.add_argument("Z", type=int)
-    ap.add_argument("H", type=int)
-    ap.add_argument("N", type=int)
-    ap.add_argument("D", type=int)
+    for name in ("Z", "H", "N", "D"):
+        ap.add_argument(name, type=int)
     ap.add_argument("extra", nargs="?", default="")
+    return ap
+
+
+def main():
+    ap = size_parser()
     ap.add_argument("--dump", default="")
     a = ap.parse_args()
     mod = load_tile("attention/fused_attention.tile")
