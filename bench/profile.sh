@@ -9,7 +9,7 @@
 # details and raw pages as text, each kernel's source page (SASS with its
 # stall samples per instruction, CSV); prints a few lines of each.
 # PROFILE_PEER: triton (default: the same text, bench/profile_triton_attn.py,
-# which also dumps its ttgir, ptx and SASS), cudnn or flash (torch's SDPA
+# which also dumps its ttgir, llir and ptx), cudnn or flash (torch's SDPA
 # backend, bench/profile_sdpa.py: every kernel of the call, at most 4;
 # PROFILE_RAW=0 leaves the raw pages out).
 # PROFILE_FWD_CONFIG=BM,BN,WARPS,STAGES: tlc's forward on that config

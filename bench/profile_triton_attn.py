@@ -4,12 +4,11 @@ attention (examples/attention/fused_attention.tile, the text tlc compiles)
 at one size, autotuned by Triton as bench/peers_tc.py runs it, then one
 launch inside the NVTX range "prof" (so `ncu --nvtx --nvtx-include prof/`
 profiles exactly that launch).  Also writes the compiled kernel's ttgir,
-ptx and SASS beside the profile (--dump DIR).
+llir and ptx beside the profile (--dump DIR).
 
   profile_triton_attn.py fwd Z H N D [causal] --dump DIR
   profile_triton_attn.py bwd Z H N D WARPS --dump DIR     (causal, the seed's backward)
 """
-import argparse
 import os
 import sys
 
@@ -18,6 +17,7 @@ import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peers_tc import load_tile  # noqa: E402
+from profile_args import size_parser  # noqa: E402
 
 
 def dump(kernel, d, tag):
@@ -31,16 +31,6 @@ def dump(kernel, d, tag):
     meta = kernel.metadata
     print(f"triton {tag}: num_warps={meta.num_warps} num_stages={meta.num_stages} shared={meta.shared} "
           f"n_regs={getattr(kernel, 'n_regs', '?')} n_spills={getattr(kernel, 'n_spills', '?')}", flush=True)
-
-
-def size_parser():
-    """The arguments bench/profile.sh gives a peer: fwd|bwd Z H N D [extra]."""
-    ap = argparse.ArgumentParser()
-    ap.add_argument("which", choices=["fwd", "bwd"])
-    for name in ("Z", "H", "N", "D"):
-        ap.add_argument(name, type=int)
-    ap.add_argument("extra", nargs="?", default="")
-    return ap
 
 
 def main():

@@ -47,7 +47,10 @@
  *
  * Options: --reps N (warm processes, default 11), --launches N (default
  * 20000).  Exit 77 (SKIP) without a GPU driver or device; 1 when a step
- * fails or a warm start compiled or ran the JIT. */
+ * fails, a warm start compiled, a warm matmul start ran the PTX JIT (the
+ * attention forward's always does: its cubin is the driver's, from its own
+ * cache), or the attention forward did not move registers (its line would
+ * time an ordinary cached cubin). */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -262,6 +265,12 @@ static int child_warm_ws(void) {
   return 0;
 }
 
+/* The temporary folder (disk cache and driver JIT cache) main made, removed
+ * at exit however the program ends (die() exits too). */
+static char g_tmp_dir[] = "/tmp/tlc-latency-XXXXXX";
+static void remove_dir(const char *dir);
+static void remove_tmp_dir(void) { remove_dir(g_tmp_dir); }
+
 /* Path of this program (for its children); false when it cannot be read. */
 static bool self_path(char *self, size_t cap) {
   ssize_t n = readlink("/proc/self/exe", self, cap - 1);
@@ -298,12 +307,16 @@ static int measure_warm_ws(tlc_runtime *rt, int reps) {
     }
     compiled += c > 0, moves &= m > 0;
   }
+  if (ok && !(moves && moves_registers(k))) {
+    fprintf(stderr, "tlc_bench_latency: the attention forward holds no setmaxnreg (TLC_WARP_SPECIALIZE=0, or "
+                    "the compiler no longer specializes it): warm_ws would time an ordinary cached cubin\n");
+    ok = false;
+  }
   if (ok) {
     double med = median(load, reps); /* sorts load: load[0] is then the fastest */
     printf("LATENCY what=warm_ws kernel=attn_fwd cold_ms=%.3f compile_ms=%.3f jit_ms=%.3f load_ms=%.4f "
            "min_load_ms=%.4f processes=%d compiled=%d setmaxnreg=%d\n",
-           cold_ms, tlc_kernel_compile_ms(k), tlc_kernel_link_ms(k), med, load[0], reps, compiled,
-           moves && moves_registers(k));
+           cold_ms, tlc_kernel_compile_ms(k), tlc_kernel_link_ms(k), med, load[0], reps, compiled, 1);
   }
   free(load);
   return ok ? compiled : -1;
@@ -580,13 +593,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tlc_bench_latency: --reps 1..1000, --launches 1..10000000\n");
     return 2;
   }
-  char dir[] = "/tmp/tlc-latency-XXXXXX";
+  char *dir = g_tmp_dir;
   if (!mkdtemp(dir)) {
     perror("mkdtemp");
     return 1;
   }
+  atexit(remove_tmp_dir);
   setenv("TLC_CACHE_DIR", dir, 1); /* empty: the cold path */
-  char jit_dir[sizeof dir + 16];
+  char jit_dir[sizeof g_tmp_dir + 16];
   snprintf(jit_dir, sizeof jit_dir, "%s/cuda-jit", dir); /* the driver's JIT cache, empty too */
   setenv("CUDA_CACHE_PATH", jit_dir, 1);
   tlc_runtime *rt = open_device();
@@ -595,6 +609,5 @@ int main(int argc, char **argv) {
   int rc = measure(rt, &mm, reps, calls);
   free(mm.ha), free(mm.hb);
   tlc_runtime_close(rt);
-  remove_dir(dir);
-  return rc;
+  return rc; /* (remove_tmp_dir at exit) */
 }
