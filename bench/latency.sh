@@ -58,7 +58,7 @@ END {
   printf "%-46s %26s %26s\n", "  cuLaunchKernel alone, vector add (us)", t_driver == "" ? "-" : t_driver, "-"
   printf "%-46s %26s %26s\n", "host time per launch, own stream, vector add", t_launch_own == "" ? "-" : t_launch_own, "-"
   printf "%-46s %26s %26s\n", "  cuLaunchKernel alone, own stream (us)", t_driver_own == "" ? "-" : t_driver_own, "-"
-  if (ws_load != "") printf "attention warm starts that compiled: %s of %s (setmaxnreg kept: %s; its PTX goes through the driver's JIT at each start)\n", ws_bad, t_n, ws_moves
+  if (ws_load != "") printf "attention warm starts that compiled: %s of %s (setmaxnreg kept: %s; its PTX goes through the driver JIT at each start)\n", ws_bad, t_n, ws_moves
   printf "warm starts that compiled or ran the JIT: %s of %s; tlc_bench_latency exit %d, peers_latency.py exit %d\n", t_bad == "" ? "?" : t_bad, t_n == "" ? "?" : t_n, tlc_rc, peers_rc
 }' "$out/latency-tlc.log" "$out/latency-peers.log" | tee "$out/latency-table.txt"
 [ "$tlc_rc" = 0 ]
