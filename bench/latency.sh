@@ -5,7 +5,7 @@
 # (Triton, the same kernel text and config), then one table.  BUILD_DIR
 # (default build-gpu) is relative to the repository root.  Logs: $OUT
 # (default /tmp/tlc-out): latency-tlc.log, latency-peers.log,
-# latency-table.txt.  Exit 0 only if tlc's side ran, no warm start
+# latency-table.txt.  LATENCY_PEERS=0 leaves Triton's side out.  Exit 0 only if tlc's side ran, no warm start
 # compiled, and every warm matmul start loaded its cubin from the disk cache
 # (no PTX JIT; the attention forward, which moves registers, goes through the
 # driver's JIT at every start, from the driver's own cache when warm).
@@ -17,7 +17,9 @@ out=${OUT:-/tmp/tlc-out}
 mkdir -p "$out"
 tlc_rc=0 peers_rc=0
 timeout "${LATENCY_TLC_TIMEOUT:-200}" "$build/bin/tlc_bench_latency" "$@" >"$out/latency-tlc.log" 2>&1 || tlc_rc=$?
-if command -v python3 >/dev/null && python3 -c 'import triton, torch' 2>/dev/null; then
+if [ "${LATENCY_PEERS:-1}" = 0 ]; then
+  echo "SKIP: LATENCY_PEERS=0" >"$out/latency-peers.log"
+elif command -v python3 >/dev/null && python3 -c 'import triton, torch' 2>/dev/null; then
   timeout "${LATENCY_PEERS_TIMEOUT:-300}" python3 bench/peers_latency.py "$@" >"$out/latency-peers.log" 2>&1 || peers_rc=$?
 else
   echo "SKIP: Triton or torch is not importable" >"$out/latency-peers.log"
