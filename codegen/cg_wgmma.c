@@ -367,8 +367,12 @@ void cg_lower_wgmma(CgCtx *cg, Op *op) {
    * of the kernel (C7520).  So the fence sits in the asm that reads them:
    * the whole dot's (emit_dot) when A is in shared memory, each
    * instruction's (emit_one) when A is in registers, its A words packed
-   * just before it (packing them all before the first one instead costs
-   * the 4-warp D64 attention 11 registers, 3 CTAs an SM to 2). */
+   * just before it: attention's p @ v then starts on its first 16 columns
+   * of p while the softmax still computes the next ones.  The whole
+   * register-A dot in one asm (all A words packed before one fence)
+   * compiles the attention kernels 4-10 % faster but runs the forward 3-13 %
+   * slower on the H200 (bench/results/2026-11-30-h200-session25.md §3;
+   * earlier it cost the 4-warp D64 attention 11 registers). */
   LLVMValueRef aregs[4];
   /* descriptors: per operand a base at the warpgroup's start, the steps as
    * immediates (wg_descs); the varying start moves along the contiguous dim
