@@ -282,6 +282,22 @@ static bool self_path(char *self, size_t cap) {
   return true;
 }
 
+/* This program run again with `flag` (a new process): its CHILD line into
+ * line[cap]; false, with a message naming child r, when it failed or printed
+ * none. */
+static bool run_child(const char *flag, int r, char *line, size_t cap) {
+  char self[4096], cmd[4200], buf[512];
+  if (!self_path(self, sizeof self)) return false;
+  snprintf(cmd, sizeof cmd, "'%s' %s", self, flag);
+  FILE *p = popen(cmd, "r");
+  bool got = false;
+  while (p && fgets(buf, sizeof buf, p))
+    if (!strncmp(buf, "CHILD ", 6)) snprintf(line, cap, "%s", buf), got = true;
+  int rc = p ? pclose(p) : -1;
+  if (!got || rc != 0) fprintf(stderr, "tlc_bench_latency: %s child %d failed (status %d)\n", flag, r, rc);
+  return got && rc == 0;
+}
+
 /* The warm_ws line: the attention forward cold here, then warm in `reps`
  * new processes; the warm starts that compiled (each must find the disk
  * cache), -1 when a step failed. */
@@ -289,22 +305,14 @@ static int measure_warm_ws(tlc_runtime *rt, int reps) {
   double cold_ms;
   tlc_kernel *k = load_attention(rt, &cold_ms);
   double *load = malloc(sizeof *load * (size_t)reps);
-  char self[4096], cmd[4200];
   if (!load) exit(1);
   int compiled = 0, moves = 1;
-  bool ok = self_path(self, sizeof self);
-  snprintf(cmd, sizeof cmd, "'%s' --child-warm-ws", self);
+  bool ok = true;
   for (int r = 0; r < reps && ok; r++) {
-    FILE *p = popen(cmd, "r");
     char line[512];
-    int c = -1, m = -1, got = 0;
-    while (p && fgets(line, sizeof line, p))
-      if (sscanf(line, "CHILD load_ms=%lf compiled=%d setmaxnreg=%d", &load[r], &c, &m) == 3) got = 1;
-    int rc = p ? pclose(p) : -1;
-    if (!got || rc != 0) {
-      fprintf(stderr, "tlc_bench_latency: warm attention child %d failed (status %d)\n", r, rc);
-      ok = false;
-    }
+    int c = -1, m = -1;
+    ok = run_child("--child-warm-ws", r, line, sizeof line) &&
+         sscanf(line, "CHILD load_ms=%lf compiled=%d setmaxnreg=%d", &load[r], &c, &m) == 3;
     compiled += c > 0, moves &= m > 0;
   }
   if (ok && !(moves && moves_registers(k))) {
@@ -483,31 +491,21 @@ static int measure(tlc_runtime *rt, Mm *mm, int reps, int calls) {
   int bad = 0, failed = 0;
   if (!load || !first) exit(1);
   for (int r = 0; r < reps; r++) {
-    char cmd[4200], self[4096];
-    if (!self_path(self, sizeof self)) {
+    char line[512];
+    int compiled = -1, jit = -1;
+    unsigned long long h = 0;
+    if (!run_child("--child-warm", r, line, sizeof line) ||
+        sscanf(line, "CHILD load_ms=%lf first_launch_ms=%lf compiled=%d jit=%d digest=%llx", &load[r], &first[r],
+               &compiled, &jit, &h) != 5) {
       failed = 1;
       break;
     }
-    snprintf(cmd, sizeof cmd, "'%s' --child-warm", self);
-    FILE *p = popen(cmd, "r");
-    char line[512] = "";
-    int compiled = -1, jit = -1, got = 0;
-    unsigned long long h = 0;
-    while (p && fgets(line, sizeof line, p))
-      if (sscanf(line, "CHILD load_ms=%lf first_launch_ms=%lf compiled=%d jit=%d digest=%llx", &load[r], &first[r],
-                 &compiled, &jit, &h) == 5)
-        got = 1;
-    if (got && h != digest && !fake_driver()) {
+    if (h != digest && !fake_driver()) {
       fprintf(stderr, "tlc_bench_latency: warm child %d computed another C (digest %016llx, not %016llx)\n", r, h,
               digest);
       failed = 1;
+      break;
     }
-    int rc = p ? pclose(p) : -1;
-    if (!got || rc != 0) {
-      fprintf(stderr, "tlc_bench_latency: warm child %d failed (status %d)\n", r, rc);
-      failed = 1;
-    }
-    if (failed) break;
     if (compiled || jit) bad++;
   }
   if (failed) {
